@@ -1,0 +1,1 @@
+"""Deterministic test doubles for agent loops: model, sandbox session, realtime transport."""

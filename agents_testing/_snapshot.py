@@ -1,0 +1,87 @@
+"""Detached structural snapshots of recorded data.
+
+A snapshot copies the mutable data containers (``dict``, ``list``, ``tuple``, ``set``,
+``bytearray`` and ``memoryview`` data) and keeps every other object by identity, so runtime
+objects (signals, callables, class instances, exceptions, futures) stay the very objects the
+caller passed. A memo keeps shared references and cycles shared inside one snapshot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, TypeVar
+
+__all__ = ["snapshot"]
+
+T = TypeVar("T")
+
+# Types that hold no mutable state reachable from the container: returned as they are without
+# touching the memo. Checked by exact type so subclasses (which may carry state) go through the
+# slower path below.
+_ATOMIC: frozenset[type] = frozenset(
+    {str, int, float, bool, type(None), bytes, complex, range, frozenset, type(Ellipsis)}
+)
+_CONTAINERS: frozenset[type] = frozenset({dict, list, tuple, set, bytearray, memoryview})
+
+
+def snapshot(value: T) -> T:
+    """Return a detached structural copy of ``value``."""
+    kind: Any = type(value)
+    if kind in _ATOMIC or kind not in _CONTAINERS:
+        return value
+    return _copy(value, {})  # type: ignore[no-any-return]
+
+
+def _copy(value: Any, memo: dict[int, Any]) -> Any:
+    kind: Any = type(value)  # pyright: ignore[reportUnknownVariableType]
+    if kind in _ATOMIC or kind not in _CONTAINERS:
+        return value
+    key = id(value)
+    found = memo.get(key, memo)
+    if found is not memo:
+        return found
+    if kind is dict:
+        new_dict: dict[Any, Any] = {}
+        memo[key] = new_dict
+        for k, v in value.items():
+            new_dict[k] = _copy(v, memo)
+        return new_dict
+    if kind is list:
+        new_list: list[Any] = []
+        memo[key] = new_list
+        new_list.extend([_copy(item, memo) for item in value])
+        return new_list
+    if kind is tuple:
+        items = [_copy(item, memo) for item in value]
+        # A tuple cannot hold itself until it exists; a cycle through a tuple resolves to the
+        # copy made further down, so look again before building ours.
+        found = memo.get(key, memo)
+        if found is not memo:
+            return found
+        if all(new is old for new, old in zip(items, value, strict=True)):
+            new_tuple: tuple[Any, ...] = value
+        else:
+            new_tuple = tuple(items)
+        memo[key] = new_tuple
+        return new_tuple
+    if kind is set:
+        # Set members are hashable, so they hold no mutable container worth copying.
+        new_set = set(value)
+        memo[key] = new_set
+        return new_set
+    if kind is bytearray:
+        new_bytes = bytearray(value)
+        memo[key] = new_bytes
+        return new_bytes
+    # memoryview: a view over a fresh copy of the viewed bytes, with the same format and shape.
+    view: memoryview = value
+    data = bytearray(view.tobytes())
+    new_view: Any = memoryview(data)
+    if view.format != "B" or view.ndim != 1:
+        # A format cast() cannot express keeps the bytes, viewed as unsigned bytes.
+        with contextlib.suppress(TypeError, ValueError):
+            new_view = new_view.cast(view.format, view.shape or ())
+    if view.readonly:
+        new_view = new_view.toreadonly()
+    memo[key] = new_view
+    return new_view

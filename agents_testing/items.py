@@ -1,0 +1,265 @@
+"""Normalized model items, stream events, usage and request/response records.
+
+Items are plain dicts shaped like OpenAI Responses API items with snake_case keys. The two
+builders cover the common cases; pass any other normalized item as a dict.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
+
+if TYPE_CHECKING:
+    from typing_extensions import NotRequired
+elif sys.version_info >= (3, 11):
+    from typing import NotRequired
+else:  # pragma: no cover - Python 3.10 has no NotRequired and the core stays stdlib-only
+
+    class NotRequired:
+        def __class_getitem__(cls, item: Any) -> Any:
+            return item
+
+
+__all__ = [
+    "AssistantMessageItem",
+    "FunctionCallItem",
+    "ModelEvent",
+    "ModelRequest",
+    "ModelResponse",
+    "ModelRetryAdvice",
+    "OutputTextContent",
+    "OutputTextDeltaEvent",
+    "ResponseDoneEvent",
+    "ResponseDonePayload",
+    "ResponseStartedEvent",
+    "RetryAdviceRequest",
+    "StreamEvent",
+    "Usage",
+    "UsagePayload",
+    "assistant_message",
+    "function_call",
+]
+
+
+class OutputTextContent(TypedDict):
+    type: Literal["output_text"]
+    text: str
+
+
+class AssistantMessageItem(TypedDict):
+    type: Literal["message"]
+    role: Literal["assistant"]
+    status: Literal["completed"]
+    id: NotRequired[str]
+    phase: NotRequired[str]
+    content: list[OutputTextContent]
+    provider_data: NotRequired[Any]
+
+
+class FunctionCallItem(TypedDict):
+    type: Literal["function_call"]
+    name: str
+    call_id: str
+    id: str
+    namespace: str | None
+    status: Literal["completed"]
+    arguments: str
+    provider_data: Any
+
+
+def assistant_message(
+    text: str,
+    *,
+    id: str | None = None,  # noqa: A002 - the item's own key name
+    phase: str | None = None,
+    provider_data: Any = None,
+) -> AssistantMessageItem:
+    """Build a completed assistant text message item."""
+    item: dict[str, Any] = {"type": "message", "role": "assistant", "status": "completed"}
+    if id is not None:
+        item["id"] = id
+    if phase is not None:
+        item["phase"] = phase
+    item["content"] = [{"type": "output_text", "text": text}]
+    if provider_data is not None:
+        item["provider_data"] = provider_data
+    return item  # type: ignore[return-value]
+
+
+def function_call(
+    name: str,
+    arguments: Any,
+    *,
+    call_id: str,
+    id: str | None = None,  # noqa: A002 - the item's own key name
+    namespace: str | None = None,
+    provider_data: Any = None,
+) -> FunctionCallItem:
+    """Build a completed function call item.
+
+    A ``str`` ``arguments`` is kept verbatim; anything else is written as compact JSON.
+    """
+    if not isinstance(arguments, str):
+        arguments = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
+    return {
+        "type": "function_call",
+        "name": name,
+        "call_id": call_id,
+        "id": call_id if id is None else id,
+        "namespace": namespace,
+        "status": "completed",
+        "arguments": arguments,
+        "provider_data": provider_data,
+    }
+
+
+def _details(value: Any) -> list[dict[str, Any]]:
+    if value is None:
+        return []
+    if isinstance(value, Mapping):
+        return [dict(cast("Mapping[str, Any]", value))]
+    return [dict(entry) for entry in cast("Iterable[Mapping[str, Any]]", value)]
+
+
+def _request_usage_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
+    input_tokens = entry.get("input_tokens") or 0
+    output_tokens = entry.get("output_tokens") or 0
+    total = entry.get("total_tokens")
+    normalized: dict[str, Any] = {
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "total_tokens": input_tokens + output_tokens if total is None else total,
+        "input_tokens_details": dict(entry.get("input_tokens_details") or {}),
+        "output_tokens_details": dict(entry.get("output_tokens_details") or {}),
+    }
+    if entry.get("endpoint") is not None:
+        normalized["endpoint"] = entry["endpoint"]
+    return normalized
+
+
+@dataclass
+class Usage:
+    """Token usage of one model response.
+
+    ``total_tokens`` defaults to ``input_tokens + output_tokens``. A single details mapping
+    is wrapped in a one-element list; an empty ``request_usage_entries`` becomes ``None``.
+    """
+
+    requests: int = 1
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int | None = None
+    input_tokens_details: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    output_tokens_details: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    request_usage_entries: list[dict[str, Any]] | None = None
+
+    def __post_init__(self) -> None:
+        if self.total_tokens is None:
+            self.total_tokens = self.input_tokens + self.output_tokens
+        self.input_tokens_details = _details(self.input_tokens_details)
+        self.output_tokens_details = _details(self.output_tokens_details)
+        if self.request_usage_entries is not None:
+            entries = [_request_usage_entry(entry) for entry in self.request_usage_entries]
+            self.request_usage_entries = entries or None
+
+
+@dataclass
+class ModelResponse:
+    """A full model response: output items plus usage and ids."""
+
+    output: list[Any]
+    usage: Usage
+    response_id: str | None = None
+    request_id: str | None = None
+    provider_data: Any = None
+    raw_usage: Any = None
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """What the code under test sent across the model boundary.
+
+    Adapters fill ``input`` and the other fields from the framework's own call; ``extra``
+    holds adapter-specific data that has no normalized field.
+    """
+
+    input: str | list[Any]
+    system_instructions: str | None = None
+    model_settings: Mapping[str, Any] = field(default_factory=dict[str, Any])
+    tools: Sequence[Any] = ()
+    handoffs: Sequence[Any] = ()
+    output_type: Any = None
+    tracing: Any = None
+    signal: Any = None
+    previous_response_id: str | None = None
+    conversation_id: str | None = None
+    prompt: Any = None
+    extra: Mapping[str, Any] = field(default_factory=dict[str, Any])
+
+
+@dataclass
+class ModelRetryAdvice:
+    """The model's advice on whether and when a failed request may be retried."""
+
+    suggested: bool | None = None
+    retry_after: float | None = None
+    replay_safety: Literal["safe", "unsafe"] | None = None
+    reason: str | None = None
+    response_started: bool | None = None
+    provider_data: Any = None
+
+
+@dataclass
+class RetryAdviceRequest:
+    """A runner's question about a failed request: which error, which mode, which attempt."""
+
+    error: BaseException
+    stream: bool
+    attempt: int
+    request: ModelRequest | None = None
+
+
+class ResponseStartedEvent(TypedDict):
+    type: Literal["response_started"]
+
+
+class OutputTextDeltaEvent(TypedDict):
+    type: Literal["output_text_delta"]
+    item_id: str | None
+    delta: str
+    provider_data: NotRequired[Any]
+
+
+class UsagePayload(TypedDict):
+    requests: int
+    input_tokens: int
+    output_tokens: int
+    total_tokens: int
+    input_tokens_details: list[dict[str, Any]] | None
+    output_tokens_details: list[dict[str, Any]] | None
+    request_usage_entries: list[dict[str, Any]] | None
+
+
+class ResponseDonePayload(TypedDict):
+    id: str | None
+    request_id: str | None
+    usage: UsagePayload
+    raw_usage: Any
+    provider_data: Any
+    output: list[Any]
+
+
+class ResponseDoneEvent(TypedDict):
+    type: Literal["response_done"]
+    response: ResponseDonePayload
+
+
+class ModelEvent(TypedDict):
+    type: Literal["model"]
+    event: Any
+
+
+StreamEvent = ResponseStartedEvent | OutputTextDeltaEvent | ResponseDoneEvent | ModelEvent
