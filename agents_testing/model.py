@@ -1,0 +1,704 @@
+"""``ScriptedModel``: a model double that serves scripted steps in call order."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import math
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Literal, TypedDict, cast
+
+from ._snapshot import snapshot
+from .errors import (
+    InvalidScriptedModelStepError,
+    InvalidScriptedModelStepReason,
+    ScriptedModelRequestAbortedError,
+    UnconsumedModelStepsError,
+    UnexpectedModelCallError,
+)
+from .items import (
+    ModelRequest,
+    ModelResponse,
+    ModelRetryAdvice,
+    OutputTextDeltaEvent,
+    RetryAdviceRequest,
+    StreamEvent,
+    Usage,
+)
+
+__all__ = [
+    "ErrorStep",
+    "ModelResponder",
+    "RecordedModelCall",
+    "ResponderStep",
+    "ResponseStep",
+    "RetryAdviceCallback",
+    "ScriptedModel",
+    "ScriptedModelInput",
+    "ScriptedModelStep",
+    "StreamResponder",
+    "StreamResponderStep",
+    "StreamStep",
+    "model_error",
+    "model_responder",
+    "model_response",
+    "model_stream",
+    "model_stream_responder",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class RecordedModelCall:
+    """One call the code under test made to the model.
+
+    ``request`` is a detached copy, made the first time it is read from this record: changing
+    it never changes what the model keeps.
+    """
+
+    index: int
+    streamed: bool
+    _source: ModelRequest = dataclasses.field(repr=False)
+
+    @cached_property
+    def request(self) -> ModelRequest:
+        """Return this call's request, detached from the model's record."""
+        return _detach_request(self._source)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RecordedModelCall):
+            return NotImplemented
+        return (self.index, self.streamed, self.request) == (
+            other.index,
+            other.streamed,
+            other.request,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"RecordedModelCall(index={self.index}, streamed={self.streamed}, "
+            f"request={self.request!r})"
+        )
+
+
+ModelResponder = Callable[
+    [RecordedModelCall],
+    "list[Any] | ModelResponse | Awaitable[list[Any] | ModelResponse]",
+]
+StreamResponder = Callable[[RecordedModelCall], Any]
+RetryAdviceCallback = Callable[[RetryAdviceRequest], ModelRetryAdvice | None]
+
+
+class ResponseStep(TypedDict):
+    type: Literal["response"]
+    response: list[Any] | ModelResponse
+
+
+class ErrorStep(TypedDict):
+    type: Literal["error"]
+    error: BaseException
+    retry_advice: ModelRetryAdvice | RetryAdviceCallback | None
+
+
+class ResponderStep(TypedDict):
+    type: Literal["responder"]
+    respond: ModelResponder
+
+
+class StreamStep(TypedDict):
+    type: Literal["stream"]
+    events: Iterable[Any] | AsyncIterator[Any]
+
+
+class StreamResponderStep(TypedDict):
+    type: Literal["stream_responder"]
+    respond: StreamResponder
+
+
+ScriptedModelStep = ResponseStep | ErrorStep | ResponderStep | StreamStep | StreamResponderStep
+ScriptedModelInput = list[Any] | ModelResponse | ScriptedModelStep | Mapping[str, Any]
+
+
+def model_response(response: list[Any] | ModelResponse) -> ResponseStep:
+    """Script a fixed response: a list of output items or a full ``ModelResponse``."""
+    return {"type": "response", "response": response}
+
+
+def model_error(
+    error: BaseException,
+    retry_advice: ModelRetryAdvice | RetryAdviceCallback | None = None,
+) -> ErrorStep:
+    """Script a failed call that raises ``error``, with optional retry advice for the runner."""
+    return {"type": "error", "error": error, "retry_advice": retry_advice}
+
+
+def model_responder(respond: ModelResponder) -> ResponderStep:
+    """Script a response computed from the recorded call; ``respond`` may be sync or async."""
+    return {"type": "responder", "respond": respond}
+
+
+def model_stream(events: Iterable[Any] | AsyncIterator[Any]) -> StreamStep:
+    """Script the exact stream events of a streamed call."""
+    return {"type": "stream", "events": events}
+
+
+def model_stream_responder(respond: StreamResponder) -> StreamResponderStep:
+    """Script stream events computed from the recorded call."""
+    return {"type": "stream_responder", "respond": respond}
+
+
+StepKind = Literal["response", "error", "responder", "stream", "stream_responder"]
+_STEP_KINDS: frozenset[str] = frozenset(
+    {"response", "error", "responder", "stream", "stream_responder"}
+)
+_STREAM_KINDS: frozenset[str] = frozenset({"stream", "stream_responder"})
+
+
+class _Step:
+    """A validated step, with its data already detached from the caller's objects."""
+
+    __slots__ = ("advice", "kind", "payload")
+
+    def __init__(self, kind: StepKind, payload: Any, advice: Any = None) -> None:
+        self.kind: StepKind = kind
+        self.payload = payload  # response, error, responder or events, by kind
+        self.advice = advice
+
+
+class _AdviceRecord:
+    __slots__ = ("advice", "error", "request", "streamed")
+
+    def __init__(self, error: BaseException, request: ModelRequest, streamed: bool, advice: Any):
+        self.error = error
+        self.request = request
+        self.streamed = streamed
+        self.advice = advice
+
+
+def _detach_request(request: ModelRequest) -> ModelRequest:
+    # ModelRequest is a class instance, which a plain snapshot keeps by identity: copy its
+    # fields instead (the signal, tools and other runtime objects keep their identity).
+    return ModelRequest(
+        input=snapshot(request.input),
+        system_instructions=request.system_instructions,
+        model_settings=snapshot(request.model_settings),
+        tools=snapshot(request.tools),
+        handoffs=snapshot(request.handoffs),
+        output_type=request.output_type,
+        tracing=request.tracing,
+        signal=request.signal,
+        previous_response_id=request.previous_response_id,
+        conversation_id=request.conversation_id,
+        prompt=snapshot(request.prompt),
+        extra=snapshot(request.extra),
+    )
+
+
+def _is_aborted(signal: Any) -> bool:
+    if signal is None:
+        return False
+    if getattr(signal, "aborted", False):
+        return True
+    is_set = getattr(signal, "is_set", None)
+    return bool(is_set()) if callable(is_set) else False
+
+
+def _check_abort(request: ModelRequest, call_index: int | None) -> None:
+    if _is_aborted(request.signal):
+        raise ScriptedModelRequestAbortedError(call_index)
+
+
+def _is_stream_source(value: Any) -> bool:
+    if isinstance(value, (str, bytes, bytearray, Mapping)):
+        return False
+    return hasattr(value, "__aiter__") or hasattr(value, "__iter__")
+
+
+def _is_valid_response(value: Any) -> bool:
+    if isinstance(value, list):
+        return True
+    if isinstance(value, ModelResponse):
+        return isinstance(value.output, list) and isinstance(value.usage, Usage)
+    if isinstance(value, Mapping):
+        envelope = cast("Mapping[str, Any]", value)
+        return isinstance(envelope.get("output"), list) and isinstance(envelope.get("usage"), Usage)
+    return False
+
+
+def _as_model_response(value: ModelResponse | Mapping[str, Any]) -> ModelResponse:
+    if isinstance(value, ModelResponse):
+        return value
+    return ModelResponse(
+        output=value["output"],
+        usage=value["usage"],
+        response_id=value.get("response_id"),
+        request_id=value.get("request_id"),
+        provider_data=value.get("provider_data"),
+        raw_usage=value.get("raw_usage"),
+    )
+
+
+def _copy_usage(usage: Usage) -> Usage:
+    return Usage(
+        requests=usage.requests,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        total_tokens=usage.total_tokens,
+        input_tokens_details=snapshot(usage.input_tokens_details),
+        output_tokens_details=snapshot(usage.output_tokens_details),
+        request_usage_entries=snapshot(usage.request_usage_entries),
+    )
+
+
+def _stored_response(value: list[Any] | ModelResponse | Mapping[str, Any]) -> Any:
+    if isinstance(value, list):
+        return snapshot(value)
+    response = _as_model_response(value)
+    return ModelResponse(
+        output=snapshot(response.output),
+        usage=_copy_usage(response.usage),
+        response_id=response.response_id,
+        request_id=response.request_id,
+        provider_data=snapshot(response.provider_data),
+        raw_usage=snapshot(response.raw_usage),
+    )
+
+
+def _stored_advice(advice: Any) -> Any:
+    if isinstance(advice, ModelRetryAdvice):
+        return dataclasses.replace(advice, provider_data=snapshot(advice.provider_data))
+    return advice
+
+
+def _invalid(
+    reason: InvalidScriptedModelStepReason, input_index: int, step_type: str | None = None
+) -> InvalidScriptedModelStepError:
+    return InvalidScriptedModelStepError(reason, input_index=input_index, step_type=step_type)
+
+
+def _normalize(value: Any, index: int) -> _Step:
+    """Validate one constructor or ``enqueue`` input and detach it from the caller."""
+    if isinstance(value, list):
+        return _Step("response", snapshot(value))  # pyright: ignore[reportUnknownArgumentType]
+    if isinstance(value, ModelResponse):
+        if not _is_valid_response(value):
+            raise _invalid("invalid_response", index)
+        return _Step("response", _stored_response(value))
+    if not isinstance(value, Mapping):
+        raise _invalid("invalid_input", index)
+    step = cast("Mapping[str, Any]", value)
+    if "type" not in step:
+        if "output" in step or "usage" in step:
+            if not _is_valid_response(step):
+                raise _invalid("invalid_response", index)
+            return _Step("response", _stored_response(step))
+        raise _invalid("invalid_input", index)
+    kind = step["type"]
+    if not isinstance(kind, str) or kind not in _STEP_KINDS:
+        raise _invalid("unknown_step_type", index, kind if isinstance(kind, str) else None)
+    if kind == "response":
+        if "response" not in step:
+            raise _invalid("missing_response", index, kind)
+        if not _is_valid_response(step["response"]):
+            raise _invalid("invalid_response", index)
+        return _Step("response", _stored_response(step["response"]))
+    if kind == "error":
+        if "error" not in step:
+            raise _invalid("missing_error", index, kind)
+        error = step["error"]
+        if not isinstance(error, BaseException):
+            raise _invalid("invalid_error", index, kind)
+        advice = step.get("retry_advice")
+        if not (
+            advice is None
+            or isinstance(advice, ModelRetryAdvice)
+            or (callable(advice) and not inspect.iscoroutinefunction(advice))
+        ):
+            raise _invalid("invalid_retry_advice", index, kind)
+        return _Step("error", error, _stored_advice(advice))
+    if kind in ("responder", "stream_responder"):
+        respond = step.get("respond")
+        if not callable(respond):
+            raise _invalid("missing_responder", index, kind)
+        return _Step("responder" if kind == "responder" else "stream_responder", respond)
+    events: Any = step.get("events")
+    if not _is_stream_source(events):
+        raise _invalid("invalid_stream", index, kind)
+    if type(events) is list:
+        events = snapshot(events)  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType]
+    return _Step("stream", events)
+
+
+def _json_data(value: Any, seen: set[int]) -> Any:
+    """Copy JSON-compatible data, or raise ``ValueError`` if any part is not."""
+    if value is None or isinstance(value, (str, bool)):
+        return value
+    if isinstance(value, (int, float)):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(value)
+        return value
+    if type(value) not in (dict, list):
+        raise ValueError(value)
+    container: dict[Any, Any] | list[Any] = value
+    if id(container) in seen:
+        raise ValueError("cycle")
+    seen.add(id(container))
+    try:
+        if isinstance(container, list):
+            return [_json_data(item, seen) for item in container]
+        result: dict[str, Any] = {}
+        for key, item in container.items():
+            if not isinstance(key, str):
+                raise ValueError(key)
+            result[key] = _json_data(item, seen)
+        return result
+    finally:
+        seen.discard(id(container))
+
+
+def _preserved_raw_usage(raw_usage: Any) -> Any:
+    if not isinstance(raw_usage, dict):
+        return None
+    try:
+        return _json_data(raw_usage, set())
+    except ValueError:
+        return None
+
+
+def _usage_payload(usage: Usage) -> dict[str, Any]:
+    entries = usage.request_usage_entries
+    return {
+        "requests": usage.requests,
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "total_tokens": usage.total_tokens,
+        "input_tokens_details": usage.input_tokens_details or None,
+        "output_tokens_details": usage.output_tokens_details or None,
+        "request_usage_entries": None
+        if entries is None
+        else [
+            {
+                "input_tokens": entry.get("input_tokens"),
+                "output_tokens": entry.get("output_tokens"),
+                "total_tokens": entry.get("total_tokens"),
+                "input_tokens_details": entry.get("input_tokens_details"),
+                "output_tokens_details": entry.get("output_tokens_details"),
+                "endpoint": entry.get("endpoint"),
+            }
+            for entry in entries
+        ],
+    }
+
+
+class ScriptedModel:
+    """A model double that answers each call with the next scripted step.
+
+    Steps are served in call order, whether the call is streamed or not. Each call is
+    recorded (with a detached copy of its request) before its step runs, so ``calls`` shows
+    what the code under test sent even when the call failed.
+
+    Args:
+        steps: the script. Each input is a list of output items (the output shorthand), a
+            ``ModelResponse``, a step from ``model_response``, ``model_error``,
+            ``model_responder``, ``model_stream`` or ``model_stream_responder``, or the
+            equivalent mapping. A malformed input raises ``InvalidScriptedModelStepError``.
+    """
+
+    def __init__(self, steps: Iterable[ScriptedModelInput] = ()) -> None:
+        script: Any = steps
+        if isinstance(script, (Mapping, ModelResponse)) or not isinstance(script, Iterable):
+            raise TypeError(
+                "ScriptedModel steps must be an iterable of steps, "
+                f"got {type(steps).__name__}; wrap a single step in a list."
+            )
+        self._steps: deque[_Step] = deque(
+            _normalize(value, index) for index, value in enumerate(steps)
+        )
+        self._calls: list[tuple[bool, ModelRequest]] = []  # (streamed, detached request)
+        self._advice: dict[int, list[_AdviceRecord]] = {}
+        self._violations: list[UnexpectedModelCallError | InvalidScriptedModelStepError] = []
+
+    def __repr__(self) -> str:
+        return f"<ScriptedModel calls={len(self._calls)} remaining_steps={len(self._steps)}>"
+
+    @property
+    def calls(self) -> tuple[RecordedModelCall, ...]:
+        """Return every recorded call in call order, each detached from the model's record."""
+        return tuple(
+            RecordedModelCall(index, streamed, request)
+            for index, (streamed, request) in enumerate(self._calls)
+        )
+
+    @property
+    def first_call(self) -> RecordedModelCall | None:
+        """Return the first recorded call, or ``None``."""
+        return self._read_call(0) if self._calls else None
+
+    @property
+    def last_call(self) -> RecordedModelCall | None:
+        """Return the most recent recorded call, or ``None``."""
+        return self._read_call(-1) if self._calls else None
+
+    @property
+    def remaining_steps(self) -> int:
+        """Return how many scripted steps no call has taken yet."""
+        return len(self._steps)
+
+    def enqueue(self, *inputs: ScriptedModelInput) -> None:
+        """Append steps to the script; if any input is malformed, append none of them."""
+        steps = [_normalize(value, index) for index, value in enumerate(inputs)]
+        self._steps.extend(steps)
+
+    def assert_complete(self) -> None:
+        """Fail if the script was broken during the run or steps were left unused.
+
+        A script violation (an unexpected call, or a step that did not fit its call) is
+        raised again here even if framework code caught the original error.
+        """
+        if self._violations:
+            first = self._violations[0]
+            raise first._fresh() from first  # pyright: ignore[reportPrivateUsage]
+        if self._steps:
+            raise UnconsumedModelStepsError(len(self._steps))
+
+    async def get_response(self, request: ModelRequest) -> ModelResponse:
+        """Serve a non-streaming call with the next step."""
+        # Nothing is awaited before the step is taken, so overlapping calls get their steps in
+        # the order they started.
+        index, recorded, step = self._take(request, streamed=False)
+        if step.kind in _STREAM_KINDS:
+            raise self._violation(
+                InvalidScriptedModelStepError(
+                    "incompatible_call", call_index=index, step_type=step.kind
+                )
+            )
+        if step.kind == "error":
+            self._remember_error(step, request, streamed=False)
+            raise step.payload
+        if step.kind == "responder":
+            result = step.payload(self._read_call(index))
+            if inspect.isawaitable(result):
+                result = await result
+            _check_abort(request, index)
+        else:
+            result = step.payload
+        response = self._normalize_response(result, index, recorded, require_response_id=False)
+        _check_abort(recorded, index)
+        return response
+
+    def stream_response(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Serve a streaming call with the next step.
+
+        The call is recorded and its step taken now; the returned iterator runs the step
+        when it is first read. ``aclose()`` on the iterator closes the scripted source.
+        """
+        index, recorded, step = self._take(request, streamed=True)
+        return self._stream(request, index, recorded, step)
+
+    def get_retry_advice(self, request: RetryAdviceRequest) -> ModelRetryAdvice | None:
+        """Return the advice scripted with the error the runner asks about, once per raise.
+
+        When the same error was raised more than once, the record raised for the same request
+        object is used first, then one raised for a request with the same input, settings,
+        tools and handoffs, then the oldest one in the same mode.
+        """
+        records = self._advice.get(id(request.error))
+        if not records:
+            return None
+        record = self._find_advice(records, request)
+        if record is None:
+            return None
+        records.remove(record)
+        if not records:
+            del self._advice[id(request.error)]
+        advice: Any = record.advice
+        if callable(advice):
+            advice = advice(request)
+        return advice  # type: ignore[no-any-return]
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _read_call(self, position: int) -> RecordedModelCall:
+        index = position % len(self._calls)
+        streamed, request = self._calls[index]
+        return RecordedModelCall(index, streamed, request)
+
+    def _take(self, request: ModelRequest, *, streamed: bool) -> tuple[int, ModelRequest, _Step]:
+        """Record the call and take its step: the part of a call that runs before any await."""
+        if not isinstance(request, ModelRequest):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise TypeError(
+                f"ScriptedModel expects a ModelRequest, got {type(request).__name__}; "
+                "use an adapter from agents_testing.adapters to plug it into a framework."
+            )
+        _check_abort(request, None)
+        index = len(self._calls)
+        recorded = _detach_request(request)
+        self._calls.append((streamed, recorded))
+        if not self._steps:
+            raise self._violation(UnexpectedModelCallError(index, streamed))
+        return index, recorded, self._steps.popleft()
+
+    def _violation(
+        self, error: UnexpectedModelCallError | InvalidScriptedModelStepError
+    ) -> UnexpectedModelCallError | InvalidScriptedModelStepError:
+        self._violations.append(error)
+        return error
+
+    def _remember_error(self, step: _Step, request: ModelRequest, *, streamed: bool) -> None:
+        record = _AdviceRecord(step.payload, request, streamed, step.advice)
+        self._advice.setdefault(id(step.payload), []).append(record)
+
+    @staticmethod
+    def _find_advice(
+        records: list[_AdviceRecord], query: RetryAdviceRequest
+    ) -> _AdviceRecord | None:
+        candidates = [record for record in records if record.streamed is query.stream]
+        wanted = query.request
+        if wanted is not None:
+            for record in candidates:
+                if record.request is wanted:
+                    return record
+            for record in candidates:
+                if _same_inputs(record.request, wanted):
+                    return record
+        return candidates[0] if candidates else None
+
+    def _normalize_response(
+        self, result: Any, index: int, request: ModelRequest, *, require_response_id: bool
+    ) -> ModelResponse:
+        if not _is_valid_response(result):
+            raise self._violation(
+                InvalidScriptedModelStepError("invalid_response", call_index=index)
+            )
+        if isinstance(result, list):
+            output: list[Any] = result  # pyright: ignore[reportUnknownVariableType]
+            return ModelResponse(
+                output=output,
+                usage=Usage(requests=1),
+                response_id=f"scripted-response-{index + 1}",
+            )
+        response = _as_model_response(result)
+        raw_usage = None
+        if request.model_settings.get("preserve_raw_usage") is True:
+            raw_usage = _preserved_raw_usage(response.raw_usage)
+        response_id = response.response_id
+        if require_response_id and response_id is None:
+            response_id = f"scripted-response-{index + 1}"
+        if response_id == response.response_id and response.raw_usage is raw_usage is None:
+            return response
+        return dataclasses.replace(response, response_id=response_id, raw_usage=raw_usage)
+
+    async def _stream(
+        self, request: ModelRequest, index: int, recorded: ModelRequest, step: _Step
+    ) -> AsyncIterator[StreamEvent]:
+        _check_abort(request, index)
+        if step.kind == "error":
+            self._remember_error(step, request, streamed=True)
+            raise step.payload
+        if step.kind in _STREAM_KINDS:
+            source = step.payload
+            if step.kind == "stream_responder":
+                source = source(self._read_call(index))
+                if inspect.isawaitable(source):
+                    source = await source
+                _check_abort(request, index)
+                if not _is_stream_source(source):
+                    raise self._violation(
+                        InvalidScriptedModelStepError(
+                            "invalid_stream", call_index=index, step_type=step.kind
+                        )
+                    )
+            else:
+                _check_abort(request, index)
+            async for event in _iterate(source):
+                _check_abort(request, index)
+                yield event
+            _check_abort(request, index)
+            return
+        result = step.payload
+        if step.kind == "responder":
+            result = result(self._read_call(index))
+            if inspect.isawaitable(result):
+                result = await result
+        _check_abort(request, index)
+        response = self._normalize_response(result, index, recorded, require_response_id=True)
+        _check_abort(request, index)
+        for event in _automatic_events(response):
+            _check_abort(request, index)
+            yield event
+
+
+def _same_inputs(a: ModelRequest, b: ModelRequest) -> bool:
+    same_input = a.input is b.input or (
+        isinstance(a.input, str) and isinstance(b.input, str) and a.input == b.input
+    )
+    return (
+        same_input
+        and a.model_settings is b.model_settings
+        and a.tools is b.tools
+        and a.handoffs is b.handoffs
+    )
+
+
+async def _iterate(source: Any) -> AsyncIterator[Any]:
+    """Iterate a sync or async source, awaiting awaitable items, and close it when done."""
+    if hasattr(source, "__aiter__"):
+        iterator = source.__aiter__()
+        try:
+            async for event in iterator:
+                yield event
+        finally:
+            close = getattr(iterator, "aclose", None)
+            if close is not None:
+                await close()
+        return
+    sync_iterator = iter(source)
+    try:
+        for event in sync_iterator:
+            if inspect.isawaitable(event):
+                event = await event
+            yield event
+    finally:
+        close = getattr(sync_iterator, "close", None)
+        if close is not None:
+            close()
+
+
+def _automatic_events(response: ModelResponse) -> Iterable[StreamEvent]:
+    yield {"type": "response_started"}
+    for item in response.output:
+        if not isinstance(item, Mapping):
+            continue
+        message: Mapping[str, Any] = item  # pyright: ignore[reportUnknownVariableType]
+        if message.get("type") != "message" or message.get("role") != "assistant":
+            continue
+        parts = message.get("content")
+        if not isinstance(parts, list):
+            continue
+        for part in parts:  # pyright: ignore[reportUnknownVariableType]
+            if not isinstance(part, Mapping):
+                continue
+            text_part: Mapping[str, Any] = part  # pyright: ignore[reportUnknownVariableType]
+            if text_part.get("type") != "output_text":
+                continue
+            delta: OutputTextDeltaEvent = {
+                "type": "output_text_delta",
+                "item_id": message.get("id"),
+                "delta": text_part.get("text"),  # type: ignore[typeddict-item]
+            }
+            if text_part.get("provider_data") is not None:
+                delta["provider_data"] = snapshot(text_part["provider_data"])
+            yield delta
+    payload: Any = {
+        "id": response.response_id,
+        "request_id": response.request_id,
+        "usage": _usage_payload(response.usage),
+        "raw_usage": response.raw_usage,
+        "provider_data": response.provider_data,
+        "output": response.output,
+    }
+    yield {"type": "response_done", "response": snapshot(payload)}
