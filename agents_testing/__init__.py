@@ -1,1 +1,62 @@
-"""Deterministic test doubles for agent loops: model, sandbox session, realtime transport."""
+"""Deterministic test doubles for agent loops: model, sandbox session, realtime transport.
+
+Every public name of the core is importable from here. Importing this package imports only
+the standard library; framework adapters live in ``agents_testing.adapters``.
+"""
+
+from .errors import IncompleteRealtimeScenarioError as IncompleteRealtimeScenarioError
+from .errors import InvalidScriptedModelStepError as InvalidScriptedModelStepError
+from .errors import InvalidScriptedModelStepReason as InvalidScriptedModelStepReason
+from .errors import InvalidScriptedSandboxStepError as InvalidScriptedSandboxStepError
+from .errors import InvalidScriptedSandboxStepReason as InvalidScriptedSandboxStepReason
+from .errors import RealtimeCallMatcherError as RealtimeCallMatcherError
+from .errors import RealtimeTransportNotClosedError as RealtimeTransportNotClosedError
+from .errors import SandboxCallMatcherError as SandboxCallMatcherError
+from .errors import ScriptedModelRequestAbortedError as ScriptedModelRequestAbortedError
+from .errors import (
+    ScriptedRealtimeConnectionSupersededError as ScriptedRealtimeConnectionSupersededError,
+)
+from .errors import (
+    ScriptedRealtimeScenarioCancelledError as ScriptedRealtimeScenarioCancelledError,
+)
+from .errors import UnconsumedModelStepsError as UnconsumedModelStepsError
+from .errors import UnconsumedSandboxStepsError as UnconsumedSandboxStepsError
+from .errors import UnexpectedModelCallError as UnexpectedModelCallError
+from .errors import UnexpectedRealtimeCallError as UnexpectedRealtimeCallError
+from .errors import UnexpectedSandboxCallError as UnexpectedSandboxCallError
+from .items import AssistantMessageItem as AssistantMessageItem
+from .items import FunctionCallItem as FunctionCallItem
+from .items import ModelEvent as ModelEvent
+from .items import ModelRequest as ModelRequest
+from .items import ModelResponse as ModelResponse
+from .items import ModelRetryAdvice as ModelRetryAdvice
+from .items import OutputTextContent as OutputTextContent
+from .items import OutputTextDeltaEvent as OutputTextDeltaEvent
+from .items import ResponseDoneEvent as ResponseDoneEvent
+from .items import ResponseDonePayload as ResponseDonePayload
+from .items import ResponseStartedEvent as ResponseStartedEvent
+from .items import RetryAdviceRequest as RetryAdviceRequest
+from .items import StreamEvent as StreamEvent
+from .items import Usage as Usage
+from .items import UsagePayload as UsagePayload
+from .items import assistant_message as assistant_message
+from .items import function_call as function_call
+from .model import ErrorStep as ErrorStep
+from .model import ModelResponder as ModelResponder
+from .model import RecordedModelCall as RecordedModelCall
+from .model import ResponderStep as ResponderStep
+from .model import ResponseStep as ResponseStep
+from .model import RetryAdviceCallback as RetryAdviceCallback
+from .model import ScriptedModel as ScriptedModel
+from .model import ScriptedModelInput as ScriptedModelInput
+from .model import ScriptedModelStep as ScriptedModelStep
+from .model import StreamResponder as StreamResponder
+from .model import StreamResponderStep as StreamResponderStep
+from .model import StreamStep as StreamStep
+from .model import model_error as model_error
+from .model import model_responder as model_responder
+from .model import model_response as model_response
+from .model import model_stream as model_stream
+from .model import model_stream_responder as model_stream_responder
+
+__version__ = "0.1.0.dev0"
