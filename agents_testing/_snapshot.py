@@ -40,16 +40,17 @@ def _copy(value: Any, memo: dict[int, Any]) -> Any:
     found = memo.get(key, memo)
     if found is not memo:
         return found
+    # Atomic values are the common case inside items: test them inline instead of recursing.
     if kind is dict:
         new_dict: dict[Any, Any] = {}
         memo[key] = new_dict
         for k, v in value.items():
-            new_dict[k] = _copy(v, memo)
+            new_dict[k] = v if type(v) in _ATOMIC else _copy(v, memo)
         return new_dict
     if kind is list:
         new_list: list[Any] = []
         memo[key] = new_list
-        new_list.extend([_copy(item, memo) for item in value])
+        new_list.extend([v if type(v) in _ATOMIC else _copy(v, memo) for v in value])
         return new_list
     if kind is tuple:
         items = [_copy(item, memo) for item in value]
