@@ -58,5 +58,11 @@ from .model import model_responder as model_responder
 from .model import model_response as model_response
 from .model import model_stream as model_stream
 from .model import model_stream_responder as model_stream_responder
+from .sandbox import DEFAULT_SANDBOX_INTERFACE as DEFAULT_SANDBOX_INTERFACE
+from .sandbox import SandboxCall as SandboxCall
+from .sandbox import SandboxMethodMode as SandboxMethodMode
+from .sandbox import SandboxStep as SandboxStep
+from .sandbox import ScriptedSandboxSession as ScriptedSandboxSession
+from .sandbox import scripted_sandbox_session as scripted_sandbox_session
 
 __version__ = "0.1.0.dev0"
