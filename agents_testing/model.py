@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
+import threading
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -421,6 +422,7 @@ class ScriptedModel:
         self._calls: list[tuple[bool, ModelRequest]] = []  # (streamed, detached request)
         self._advice: dict[int, list[_AdviceRecord]] = {}
         self._violations: list[UnexpectedModelCallError | InvalidScriptedModelStepError] = []
+        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"<ScriptedModel calls={len(self._calls)} remaining_steps={len(self._steps)}>"
@@ -451,7 +453,8 @@ class ScriptedModel:
     def enqueue(self, *inputs: ScriptedModelInput) -> None:
         """Append steps to the script; if any input is malformed, append none of them."""
         steps = [_normalize(value, index) for index, value in enumerate(inputs)]
-        self._steps.extend(steps)
+        with self._lock:
+            self._steps.extend(steps)
 
     def assert_complete(self) -> None:
         """Fail if the script was broken during the run or steps were left unused.
@@ -506,15 +509,14 @@ class ScriptedModel:
         object is used first, then one raised for a request with the same input, settings,
         tools and handoffs, then the oldest one in the same mode.
         """
-        records = self._advice.get(id(request.error))
-        if not records:
-            return None
-        record = self._find_advice(records, request)
-        if record is None:
-            return None
-        records.remove(record)
-        if not records:
-            del self._advice[id(request.error)]
+        with self._lock:
+            records = self._advice.get(id(request.error))
+            record = self._find_advice(records, request) if records else None
+            if records is None or record is None:
+                return None
+            records.remove(record)
+            if not records:
+                del self._advice[id(request.error)]
         advice: Any = record.advice
         if callable(advice):
             advice = advice(request)
@@ -535,12 +537,16 @@ class ScriptedModel:
                 "use an adapter from agents_testing.adapters to plug it into a framework."
             )
         _check_abort(request, None)
-        index = len(self._calls)
         recorded = _detach_request(request)
-        self._calls.append((streamed, recorded))
-        if not self._steps:
+        # Frameworks drive sync paths from worker threads: the index and the step must be
+        # handed out together, once. The copy above stays outside the lock.
+        with self._lock:
+            index = len(self._calls)
+            self._calls.append((streamed, recorded))
+            step = self._steps.popleft() if self._steps else None
+        if step is None:
             raise self._violation(UnexpectedModelCallError(index, streamed))
-        return index, recorded, self._steps.popleft()
+        return index, recorded, step
 
     def _violation(
         self, error: UnexpectedModelCallError | InvalidScriptedModelStepError
@@ -550,7 +556,8 @@ class ScriptedModel:
 
     def _remember_error(self, step: _Step, request: ModelRequest, *, streamed: bool) -> None:
         record = _AdviceRecord(step.payload, request, streamed, step.advice)
-        self._advice.setdefault(id(step.payload), []).append(record)
+        with self._lock:
+            self._advice.setdefault(id(step.payload), []).append(record)
 
     @staticmethod
     def _find_advice(

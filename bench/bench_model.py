@@ -7,12 +7,14 @@ Rows:
 - ``record``: recording one call (``get_response`` with a shorthand step) against a
   ``copy.deepcopy`` of the same request and against a structural snapshot of its input.
 - ``calls``: reading ``calls`` once after many calls, against snapshotting every request.
+- ``lock``: a call with the thread lock against the same call with the lock removed.
 - ``sdk``: the same shorthand call through ``agents.testing.ScriptedModel`` (openai-agents).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import time
 from collections.abc import Callable
@@ -49,6 +51,33 @@ def per_call(fn: Callable[[], Any]) -> float:
 
 def ours_record() -> float:
     request = ModelRequest(input=conversation(), model_settings={"temperature": 0.0})
+    model = ScriptedModel([[assistant_message("hi")]] * CALLS)
+
+    async def run() -> float:
+        start = time.perf_counter()
+        for _ in range(CALLS):
+            await model.get_response(request)
+        return (time.perf_counter() - start) / CALLS
+
+    return asyncio.run(run())
+
+
+def ours_record_without_lock() -> float:
+    request = ModelRequest(input="hi")
+    model = ScriptedModel([[assistant_message("hi")]] * CALLS)
+    model._lock = contextlib.nullcontext()  # type: ignore[assignment]
+
+    async def run() -> float:
+        start = time.perf_counter()
+        for _ in range(CALLS):
+            await model.get_response(request)
+        return (time.perf_counter() - start) / CALLS
+
+    return asyncio.run(run())
+
+
+def ours_record_small() -> float:
+    request = ModelRequest(input="hi")
     model = ScriptedModel([[assistant_message("hi")]] * CALLS)
 
     async def run() -> float:
@@ -136,6 +165,10 @@ def main() -> None:
     print(f"{'':<8} {'structural snapshot of request.input':<46} {structural * 1e6:>9.2f} us")
     print(f"{'':<8} {'ratio ours / deepcopy':<46} {ours / deep:>12.2f}")
     print(f"{'':<8} {'ratio ours / structural snapshot':<46} {ours / structural:>12.2f}")
+    locked, unlocked = best_of(ours_record_small), best_of(ours_record_without_lock)
+    print(f"{'lock':<8} {'get_response, str input, with thread lock':<46} {locked * 1e6:>9.2f} us")
+    print(f"{'':<8} {'same without the lock':<46} {unlocked * 1e6:>9.2f} us")
+    print(f"{'':<8} {'ratio locked / unlocked':<46} {locked / unlocked:>12.3f}")
     print(f"{'calls':<8} {f'read calls once, {CALLS} recorded':<46} {read * 1e3:>9.2f} ms")
     print(f"{'':<8} {f'snapshot {CALLS} requests':<46} {copy_all * 1e3:>9.2f} ms")
     print(f"{'':<8} {'ratio read / snapshot all':<46} {read / copy_all:>12.3f}")
