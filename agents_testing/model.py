@@ -7,9 +7,7 @@ import inspect
 import math
 import threading
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
-from functools import cached_property
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any, Literal, TypedDict, cast
 
 from ._snapshot import snapshot
@@ -51,22 +49,40 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, eq=False)
 class RecordedModelCall:
-    """One call the code under test made to the model.
+    """One call the code under test made to the model (read-only).
 
     ``request`` is a detached copy, made the first time it is read from this record: changing
     it never changes what the model keeps.
     """
 
+    __slots__ = ("_request", "_source", "index", "streamed")
+
     index: int
     streamed: bool
-    _source: ModelRequest = dataclasses.field(repr=False)
+    _source: ModelRequest
+    _request: ModelRequest | None
 
-    @cached_property
+    def __init__(self, index: int, streamed: bool, request: ModelRequest) -> None:
+        object.__setattr__(self, "index", index)
+        object.__setattr__(self, "streamed", streamed)
+        object.__setattr__(self, "_source", request)
+        object.__setattr__(self, "_request", None)
+
+    @property
     def request(self) -> ModelRequest:
         """Return this call's request, detached from the model's record."""
-        return _detach_request(self._source)
+        request: ModelRequest | None = self._request
+        if request is None:
+            request = _detach_request(self._source)
+            object.__setattr__(self, "_request", request)
+        return request
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, RecordedModelCall):
@@ -214,9 +230,11 @@ def _check_abort(request: ModelRequest, call_index: int | None) -> None:
 
 
 def _is_stream_source(value: Any) -> bool:
-    if isinstance(value, (str, bytes, bytearray, Mapping)):
+    if isinstance(value, (str, bytes, bytearray, Mapping, type)):
         return False
-    return hasattr(value, "__aiter__") or hasattr(value, "__iter__")
+    # Look on the type, as iter() does: an instance attribute or a None slot does not count.
+    kind: Any = type(value)  # pyright: ignore[reportUnknownVariableType]
+    return callable(getattr(kind, "__aiter__", None)) or callable(getattr(kind, "__iter__", None))
 
 
 def _is_valid_response(value: Any) -> bool:
@@ -269,6 +287,20 @@ def _stored_response(value: list[Any] | ModelResponse | Mapping[str, Any]) -> An
     )
 
 
+def _stored_envelope(value: Any, index: int) -> Any:
+    try:
+        return _stored_response(value)
+    except (AttributeError, TypeError, ValueError):
+        # A Usage edited after it was built (for example a malformed usage entry) cannot be
+        # copied: it is as invalid as a response without one.
+        raise _invalid("invalid_response", index) from None
+
+
+def _is_async_callable(value: Any) -> bool:
+    call = getattr(value, "__call__", None)  # noqa: B004 - looking for an async __call__
+    return inspect.iscoroutinefunction(value) or inspect.iscoroutinefunction(call)
+
+
 def _stored_advice(advice: Any) -> Any:
     if isinstance(advice, ModelRetryAdvice):
         return dataclasses.replace(advice, provider_data=snapshot(advice.provider_data))
@@ -288,7 +320,7 @@ def _normalize(value: Any, index: int) -> _Step:
     if isinstance(value, ModelResponse):
         if not _is_valid_response(value):
             raise _invalid("invalid_response", index)
-        return _Step("response", _stored_response(value))
+        return _Step("response", _stored_envelope(value, index))
     if not isinstance(value, Mapping):
         raise _invalid("invalid_input", index)
     step = cast("Mapping[str, Any]", value)
@@ -296,7 +328,7 @@ def _normalize(value: Any, index: int) -> _Step:
         if "output" in step or "usage" in step:
             if not _is_valid_response(step):
                 raise _invalid("invalid_response", index)
-            return _Step("response", _stored_response(step))
+            return _Step("response", _stored_envelope(step, index))
         raise _invalid("invalid_input", index)
     kind = step["type"]
     if not isinstance(kind, str) or kind not in _STEP_KINDS:
@@ -306,7 +338,7 @@ def _normalize(value: Any, index: int) -> _Step:
             raise _invalid("missing_response", index, kind)
         if not _is_valid_response(step["response"]):
             raise _invalid("invalid_response", index)
-        return _Step("response", _stored_response(step["response"]))
+        return _Step("response", _stored_envelope(step["response"], index))
     if kind == "error":
         if "error" not in step:
             raise _invalid("missing_error", index, kind)
@@ -317,7 +349,7 @@ def _normalize(value: Any, index: int) -> _Step:
         if not (
             advice is None
             or isinstance(advice, ModelRetryAdvice)
-            or (callable(advice) and not inspect.iscoroutinefunction(advice))
+            or (callable(advice) and not _is_async_callable(advice))
         ):
             raise _invalid("invalid_retry_advice", index, kind)
         return _Step("error", error, _stored_advice(advice))
@@ -520,6 +552,13 @@ class ScriptedModel:
         advice: Any = record.advice
         if callable(advice):
             advice = advice(request)
+            if inspect.isawaitable(advice):
+                if inspect.iscoroutine(advice):
+                    advice.close()
+                raise TypeError(
+                    "ScriptedModel retry advice callbacks must be synchronous; "
+                    "compute the advice without awaiting and return it"
+                )
         return advice  # type: ignore[no-any-return]
 
     # -- internals -----------------------------------------------------------------------
@@ -621,9 +660,15 @@ class ScriptedModel:
                     )
             else:
                 _check_abort(request, index)
-            async for event in _iterate(source):
-                _check_abort(request, index)
-                yield event
+            events = _iterate(source)
+            try:
+                async for event in events:
+                    _check_abort(request, index)
+                    yield event
+            finally:
+                # Close the source now, not when the garbage collector finds it: a consumer
+                # that stops early expects the scripted source to be released.
+                await events.aclose()
             _check_abort(request, index)
             return
         result = step.payload
@@ -651,21 +696,29 @@ def _same_inputs(a: ModelRequest, b: ModelRequest) -> bool:
     )
 
 
-async def _iterate(source: Any) -> AsyncIterator[Any]:
+async def _iterate(source: Any) -> AsyncGenerator[Any, None]:
     """Iterate a sync or async source, awaiting awaitable items, and close it when done."""
-    if hasattr(source, "__aiter__"):
+    kind: Any = type(source)  # pyright: ignore[reportUnknownVariableType]
+    if callable(getattr(kind, "__aiter__", None)):
         iterator = source.__aiter__()
         try:
-            async for event in iterator:
+            while True:
+                try:
+                    event = await iterator.__anext__()
+                except StopAsyncIteration:
+                    return
                 yield event
         finally:
             close = getattr(iterator, "aclose", None)
             if close is not None:
                 await close()
-        return
     sync_iterator = iter(source)
     try:
-        for event in sync_iterator:
+        while True:
+            try:
+                event = next(sync_iterator)
+            except StopIteration:
+                return
             if inspect.isawaitable(event):
                 event = await event
             yield event

@@ -1,0 +1,275 @@
+"""Normalized items: the two builders, Usage, and the request/response records."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from agents_testing.items import (
+    ModelRequest,
+    ModelResponse,
+    ModelRetryAdvice,
+    RetryAdviceRequest,
+    Usage,
+    assistant_message,
+    function_call,
+)
+
+# -- assistant_message --------------------------------------------------------------------
+
+
+def test_assistant_message_builds_a_completed_text_message() -> None:
+    item = assistant_message("hi")
+
+    assert item == {
+        "type": "message",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": "hi"}],
+    }
+    assert list(item) == ["type", "role", "status", "content"]
+
+
+def test_assistant_message_adds_optional_keys_in_reference_order() -> None:
+    provider_data = {"source": "test"}
+
+    item = assistant_message("hi", id="msg-1", phase="final_answer", provider_data=provider_data)
+
+    assert list(item) == ["type", "role", "status", "id", "phase", "content", "provider_data"]
+    assert (item["id"], item["phase"]) == ("msg-1", "final_answer")
+    assert item["provider_data"] is provider_data
+
+
+@pytest.mark.parametrize(
+    ("options", "keys"),
+    [
+        pytest.param({"id": "m"}, ["type", "role", "status", "id", "content"], id="id"),
+        pytest.param({"phase": "p"}, ["type", "role", "status", "phase", "content"], id="phase"),
+        pytest.param(
+            {"provider_data": {}},
+            ["type", "role", "status", "content", "provider_data"],
+            id="provider-data",
+        ),
+        pytest.param({"id": ""}, ["type", "role", "status", "id", "content"], id="empty-id"),
+    ],
+)
+def test_assistant_message_adds_only_the_given_optional_keys(
+    options: dict[str, Any], keys: list[str]
+) -> None:
+    assert list(assistant_message("hi", **options)) == keys
+
+
+def test_assistant_messages_do_not_share_content_lists() -> None:
+    first, second = assistant_message("hi"), assistant_message("hi")
+
+    first["content"].append({"type": "output_text", "text": "more"})
+
+    assert second["content"] == [{"type": "output_text", "text": "hi"}]
+
+
+# -- function_call ------------------------------------------------------------------------
+
+
+def test_function_call_builds_every_key_in_reference_order() -> None:
+    item = function_call("lookup", {"city": "Paris"}, call_id="call-1")
+
+    assert item == {
+        "type": "function_call",
+        "name": "lookup",
+        "call_id": "call-1",
+        "id": "call-1",
+        "namespace": None,
+        "status": "completed",
+        "arguments": '{"city":"Paris"}',
+        "provider_data": None,
+    }
+    assert list(item) == [
+        "type",
+        "name",
+        "call_id",
+        "id",
+        "namespace",
+        "status",
+        "arguments",
+        "provider_data",
+    ]
+
+
+def test_function_call_keeps_the_given_id_namespace_and_provider_data() -> None:
+    provider_data = {"trace": 1}
+
+    item = function_call(
+        "lookup", "{}", call_id="call-1", id="fc-1", namespace="tools", provider_data=provider_data
+    )
+
+    assert (item["id"], item["namespace"]) == ("fc-1", "tools")
+    assert item["provider_data"] is provider_data
+
+
+def test_function_call_keeps_an_empty_string_id() -> None:
+    assert function_call("lookup", "{}", call_id="call-1", id="")["id"] == ""
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    ['{"city": "Paris"}', "not json at all", "", '{ "b" : 2, "a" : 1 }'],
+)
+def test_function_call_keeps_string_arguments_verbatim(arguments: str) -> None:
+    assert function_call("f", arguments, call_id="c")["arguments"] == arguments
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        pytest.param({"b": 2, "a": [1, 2]}, '{"b":2,"a":[1,2]}', id="compact-insertion-order"),
+        pytest.param({"city": "Zürich 東京"}, '{"city":"Zürich 東京"}', id="non-ascii-kept"),
+        pytest.param(None, "null", id="none"),
+        pytest.param([1, "x", None], '[1,"x",null]', id="list"),
+        pytest.param(7, "7", id="number"),
+        pytest.param(True, "true", id="bool"),
+        pytest.param({"nested": {"deep": {}}}, '{"nested":{"deep":{}}}', id="nested"),
+    ],
+)
+def test_function_call_writes_other_arguments_as_compact_json(
+    arguments: Any, expected: str
+) -> None:
+    assert function_call("f", arguments, call_id="c")["arguments"] == expected
+
+
+def test_function_call_refuses_arguments_json_cannot_write() -> None:
+    with pytest.raises(TypeError):
+        function_call("f", {"when": object()}, call_id="c")
+
+
+# -- Usage -----------------------------------------------------------------------------------
+
+
+def test_usage_defaults() -> None:
+    usage = Usage()
+
+    assert dataclasses.astuple(usage) == (1, 0, 0, 0, [], [], None)
+
+
+def test_usage_total_defaults_to_input_plus_output() -> None:
+    assert Usage(input_tokens=3, output_tokens=4).total_tokens == 7
+
+
+def test_usage_keeps_an_explicit_total() -> None:
+    assert Usage(input_tokens=3, output_tokens=4, total_tokens=10).total_tokens == 10
+
+
+def test_usage_keeps_zero_requests() -> None:
+    assert Usage(requests=0).requests == 0
+
+
+def test_usage_wraps_a_single_details_mapping_in_a_list() -> None:
+    usage = Usage(input_tokens_details={"cached_tokens": 2}, output_tokens_details=None)
+
+    assert usage.input_tokens_details == [{"cached_tokens": 2}]
+    assert usage.output_tokens_details == []
+
+
+def test_usage_copies_a_details_list() -> None:
+    details = [{"cached_tokens": 2}]
+
+    usage = Usage(input_tokens_details=details)
+
+    assert usage.input_tokens_details == details
+    assert usage.input_tokens_details is not details
+    assert usage.input_tokens_details[0] is not details[0]
+
+
+def test_usage_turns_empty_request_usage_entries_into_none() -> None:
+    assert Usage(request_usage_entries=[]).request_usage_entries is None
+
+
+def test_usage_normalizes_request_usage_entries() -> None:
+    usage = Usage(
+        request_usage_entries=[
+            {"input_tokens": 2, "output_tokens": 3},
+            {
+                "input_tokens": 1,
+                "output_tokens": 1,
+                "total_tokens": 5,
+                "input_tokens_details": {"cached_tokens": 1},
+                "endpoint": "responses",
+            },
+        ]
+    )
+
+    assert usage.request_usage_entries == [
+        {
+            "input_tokens": 2,
+            "output_tokens": 3,
+            "total_tokens": 5,
+            "input_tokens_details": {},
+            "output_tokens_details": {},
+        },
+        {
+            "input_tokens": 1,
+            "output_tokens": 1,
+            "total_tokens": 5,
+            "input_tokens_details": {"cached_tokens": 1},
+            "output_tokens_details": {},
+            "endpoint": "responses",
+        },
+    ]
+
+
+# -- records ----------------------------------------------------------------------------------
+
+
+def test_model_response_defaults() -> None:
+    response = ModelResponse(output=[], usage=Usage())
+
+    assert (
+        response.response_id,
+        response.request_id,
+        response.provider_data,
+        response.raw_usage,
+    ) == (None, None, None, None)
+
+
+def test_model_request_defaults() -> None:
+    request = ModelRequest(input="hi")
+
+    assert request == ModelRequest(
+        input="hi",
+        system_instructions=None,
+        model_settings={},
+        tools=(),
+        handoffs=(),
+        output_type=None,
+        tracing=None,
+        signal=None,
+        previous_response_id=None,
+        conversation_id=None,
+        prompt=None,
+        extra={},
+    )
+
+
+def test_model_requests_do_not_share_default_mappings() -> None:
+    first, second = ModelRequest(input="a"), ModelRequest(input="b")
+
+    assert first.model_settings is not second.model_settings
+    assert first.extra is not second.extra
+
+
+def test_model_request_is_frozen() -> None:
+    request = ModelRequest(input="hi")
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        request.input = "changed"
+
+
+def test_model_retry_advice_defaults_to_no_opinion() -> None:
+    assert dataclasses.astuple(ModelRetryAdvice()) == (None,) * 6
+
+
+def test_retry_advice_request_has_no_request_by_default() -> None:
+    query = RetryAdviceRequest(error=ValueError("x"), stream=False, attempt=1)
+
+    assert query.request is None

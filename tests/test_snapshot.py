@@ -1,0 +1,226 @@
+"""Structural snapshots: copy data containers, keep every other object by identity."""
+
+from __future__ import annotations
+
+import array
+import asyncio
+import threading
+from collections import OrderedDict
+from typing import Any
+
+import pytest
+
+from agents_testing._snapshot import snapshot
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        pytest.param({"a": [1, {"b": 2}]}, id="dict"),
+        pytest.param([1, [2, [3]], {"k": "v"}], id="list"),
+        pytest.param(({"a": 1}, [2]), id="tuple-of-containers"),
+        pytest.param({1, "two", (3, 4)}, id="set"),
+        pytest.param(bytearray(b"abc"), id="bytearray"),
+    ],
+)
+def test_snapshot_copies_data_containers_into_equal_new_objects(value: Any) -> None:
+    copied = snapshot(value)
+
+    assert copied == value
+    assert copied is not value
+    assert type(copied) is type(value)
+
+
+def test_snapshot_copies_nested_containers_recursively() -> None:
+    inner = {"items": [1, 2]}
+    value = {"outer": [inner]}
+
+    copied = snapshot(value)
+    inner["items"].append(3)
+    value["outer"].append({"late": True})
+
+    assert copied == {"outer": [{"items": [1, 2]}]}
+    assert copied["outer"][0] is not inner
+    assert copied["outer"][0]["items"] is not inner["items"]
+
+
+def test_mutating_a_snapshot_does_not_change_the_original() -> None:
+    value = {"list": [1], "bytes": bytearray(b"a")}
+
+    copied = snapshot(value)
+    copied["list"].append(2)
+    copied["bytes"].extend(b"b")
+
+    assert value == {"list": [1], "bytes": bytearray(b"a")}
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        pytest.param("text", id="str"),
+        pytest.param(b"bytes", id="bytes"),
+        pytest.param(12345678901234567890, id="int"),
+        pytest.param(1.5, id="float"),
+        pytest.param(None, id="none"),
+        pytest.param(frozenset({1, 2}), id="frozenset"),
+        pytest.param(range(3), id="range"),
+        pytest.param((1, "a", None), id="tuple-of-atoms"),
+    ],
+)
+def test_snapshot_returns_immutable_values_as_they_are(value: Any) -> None:
+    assert snapshot(value) is value
+
+
+class Record:
+    def __init__(self) -> None:
+        self.items = [1]
+
+
+def function() -> None:
+    pass
+
+
+@pytest.mark.parametrize(
+    "make_value",
+    [
+        pytest.param(Record, id="class-instance"),
+        pytest.param(lambda: function, id="function"),
+        pytest.param(lambda: lambda: None, id="lambda"),
+        pytest.param(threading.Event, id="threading-event"),
+        pytest.param(lambda: ValueError("boom"), id="exception"),
+        pytest.param(lambda: OrderedDict(a=[1]), id="dict-subclass"),
+        pytest.param(lambda: array.array("i", [1, 2]), id="array"),
+        pytest.param(lambda: Record, id="class"),
+    ],
+)
+def test_snapshot_keeps_other_objects_by_identity(make_value: Any) -> None:
+    value = make_value()
+
+    assert snapshot(value) is value
+    assert snapshot([value])[0] is value
+    assert snapshot({"key": value})["key"] is value
+
+
+async def test_snapshot_keeps_futures_and_asyncio_events_by_identity() -> None:
+    future = asyncio.get_running_loop().create_future()
+    event = asyncio.Event()
+
+    copied = snapshot({"future": future, "event": event})
+
+    assert copied["future"] is future
+    assert copied["event"] is event
+
+
+def test_snapshot_keeps_a_self_referencing_list_cyclic() -> None:
+    value: list[Any] = [1]
+    value.append(value)
+
+    copied = snapshot(value)
+
+    assert copied is not value
+    assert copied[1] is copied
+    assert copied[0] == 1
+
+
+def test_snapshot_keeps_a_cycle_between_dicts() -> None:
+    parent: dict[str, Any] = {"name": "parent"}
+    child: dict[str, Any] = {"name": "child", "parent": parent}
+    parent["child"] = child
+
+    copied = snapshot(parent)
+
+    assert copied["child"]["parent"] is copied
+    assert copied["child"] is not child
+
+
+def test_snapshot_keeps_a_cycle_through_a_tuple() -> None:
+    holder: list[Any] = []
+    pair = (holder, "tag")
+    holder.append(pair)
+
+    copied = snapshot(pair)
+
+    assert copied is not pair
+    assert copied[0] is not holder
+    assert copied[0][0] is copied
+    assert copied[1] == "tag"
+
+
+def test_snapshot_keeps_shared_references_shared() -> None:
+    shared = {"k": [1]}
+    value = {"a": shared, "b": [shared, shared]}
+
+    copied = snapshot(value)
+
+    assert copied["a"] is copied["b"][0] is copied["b"][1]
+    assert copied["a"] is not shared
+
+
+def test_separate_snapshots_do_not_share_copies() -> None:
+    value = {"k": [1]}
+
+    first, second = snapshot(value), snapshot(value)
+
+    assert first["k"] is not second["k"]
+
+
+def test_snapshot_copies_tuple_holding_a_container_into_a_new_tuple() -> None:
+    inner = [1]
+    value = (inner, "x")
+
+    copied = snapshot(value)
+
+    assert type(copied) is tuple
+    assert copied == ([1], "x")
+    assert copied[0] is not inner
+
+
+def test_snapshot_copies_set_into_a_new_set_of_the_same_members() -> None:
+    member = (1, 2)
+    value = {member}
+
+    copied = snapshot(value)
+    value.add((3, 4))
+
+    assert copied == {(1, 2)}
+    assert next(iter(copied)) is member
+
+
+def test_snapshot_copies_memoryview_data() -> None:
+    data = bytearray(b"abc")
+    view = memoryview(data)
+
+    copied = snapshot(view)
+    data[0] = ord("z")
+
+    assert isinstance(copied, memoryview)
+    assert copied.tobytes() == b"abc"
+    assert not copied.readonly
+
+
+def test_snapshot_of_read_only_memoryview_is_read_only() -> None:
+    copied = snapshot(memoryview(b"abc"))
+
+    assert copied.readonly
+    assert copied.tobytes() == b"abc"
+
+
+def test_snapshot_keeps_memoryview_format_and_shape() -> None:
+    numbers = array.array("i", [1, 2, 3, 4, 5, 6])
+    view = memoryview(numbers).cast("B").cast("i", (2, 3))
+
+    copied = snapshot(view)
+    numbers[0] = 99
+
+    assert (copied.format, copied.shape) == ("i", (2, 3))
+    assert copied.tolist() == [[1, 2, 3], [4, 5, 6]]
+
+
+def test_snapshot_keeps_dict_keys_and_order() -> None:
+    key = ("tuple", "key")
+    value = {"z": 1, key: 2, "a": 3}
+
+    copied = snapshot(value)
+
+    assert list(copied) == ["z", key, "a"]
+    assert next(k for k in copied if isinstance(k, tuple)) is key
