@@ -16,9 +16,7 @@ from .errors import ScriptedModelRequestAbortedError as ScriptedModelRequestAbor
 from .errors import (
     ScriptedRealtimeConnectionSupersededError as ScriptedRealtimeConnectionSupersededError,
 )
-from .errors import (
-    ScriptedRealtimeScenarioCancelledError as ScriptedRealtimeScenarioCancelledError,
-)
+from .errors import ScriptedRealtimeScenarioCancelledError as ScriptedRealtimeScenarioCancelledError
 from .errors import UnconsumedModelStepsError as UnconsumedModelStepsError
 from .errors import UnconsumedSandboxStepsError as UnconsumedSandboxStepsError
 from .errors import UnexpectedModelCallError as UnexpectedModelCallError
@@ -58,6 +56,27 @@ from .model import model_responder as model_responder
 from .model import model_response as model_response
 from .model import model_stream as model_stream
 from .model import model_stream_responder as model_stream_responder
+from .realtime import AddImageCall as AddImageCall
+from .realtime import CloseCall as CloseCall
+from .realtime import ConnectCall as ConnectCall
+from .realtime import InterruptCall as InterruptCall
+from .realtime import MuteCall as MuteCall
+from .realtime import RealtimeConnectOptions as RealtimeConnectOptions
+from .realtime import RealtimeErrorEvent as RealtimeErrorEvent
+from .realtime import RealtimeScenarioContext as RealtimeScenarioContext
+from .realtime import RealtimeStatus as RealtimeStatus
+from .realtime import RealtimeTransportCall as RealtimeTransportCall
+from .realtime import RealtimeTransportMethod as RealtimeTransportMethod
+from .realtime import RecordedConnectOptions as RecordedConnectOptions
+from .realtime import RequestResponseCall as RequestResponseCall
+from .realtime import ResetHistoryCall as ResetHistoryCall
+from .realtime import ScriptedRealtimeTransport as ScriptedRealtimeTransport
+from .realtime import SendAudioCall as SendAudioCall
+from .realtime import SendEventCall as SendEventCall
+from .realtime import SendFunctionCallOutputCall as SendFunctionCallOutputCall
+from .realtime import SendMcpResponseCall as SendMcpResponseCall
+from .realtime import SendMessageCall as SendMessageCall
+from .realtime import UpdateSessionConfigCall as UpdateSessionConfigCall
 from .sandbox import DEFAULT_SANDBOX_INTERFACE as DEFAULT_SANDBOX_INTERFACE
 from .sandbox import SandboxCall as SandboxCall
 from .sandbox import SandboxMethodMode as SandboxMethodMode
@@ -66,3 +85,83 @@ from .sandbox import ScriptedSandboxSession as ScriptedSandboxSession
 from .sandbox import scripted_sandbox_session as scripted_sandbox_session
 
 __version__ = "0.1.0.dev0"
+
+__all__ = [
+    "AddImageCall",
+    "AssistantMessageItem",
+    "CloseCall",
+    "ConnectCall",
+    "DEFAULT_SANDBOX_INTERFACE",
+    "ErrorStep",
+    "FunctionCallItem",
+    "IncompleteRealtimeScenarioError",
+    "InterruptCall",
+    "InvalidScriptedModelStepError",
+    "InvalidScriptedModelStepReason",
+    "InvalidScriptedSandboxStepError",
+    "InvalidScriptedSandboxStepReason",
+    "ModelEvent",
+    "ModelRequest",
+    "ModelResponder",
+    "ModelResponse",
+    "ModelRetryAdvice",
+    "MuteCall",
+    "OutputTextContent",
+    "OutputTextDeltaEvent",
+    "RealtimeCallMatcherError",
+    "RealtimeConnectOptions",
+    "RealtimeErrorEvent",
+    "RealtimeScenarioContext",
+    "RealtimeStatus",
+    "RealtimeTransportCall",
+    "RealtimeTransportMethod",
+    "RealtimeTransportNotClosedError",
+    "RecordedConnectOptions",
+    "RecordedModelCall",
+    "RequestResponseCall",
+    "ResetHistoryCall",
+    "ResponderStep",
+    "ResponseDoneEvent",
+    "ResponseDonePayload",
+    "ResponseStartedEvent",
+    "ResponseStep",
+    "RetryAdviceCallback",
+    "RetryAdviceRequest",
+    "SandboxCall",
+    "SandboxCallMatcherError",
+    "SandboxMethodMode",
+    "SandboxStep",
+    "ScriptedModel",
+    "ScriptedModelInput",
+    "ScriptedModelRequestAbortedError",
+    "ScriptedModelStep",
+    "ScriptedRealtimeConnectionSupersededError",
+    "ScriptedRealtimeScenarioCancelledError",
+    "ScriptedRealtimeTransport",
+    "ScriptedSandboxSession",
+    "SendAudioCall",
+    "SendEventCall",
+    "SendFunctionCallOutputCall",
+    "SendMcpResponseCall",
+    "SendMessageCall",
+    "StreamEvent",
+    "StreamResponder",
+    "StreamResponderStep",
+    "StreamStep",
+    "UnconsumedModelStepsError",
+    "UnconsumedSandboxStepsError",
+    "UnexpectedModelCallError",
+    "UnexpectedRealtimeCallError",
+    "UnexpectedSandboxCallError",
+    "UpdateSessionConfigCall",
+    "Usage",
+    "UsagePayload",
+    "assistant_message",
+    "function_call",
+    "model_error",
+    "model_responder",
+    "model_response",
+    "model_stream",
+    "model_stream_responder",
+    "scripted_sandbox_session",
+]

@@ -1,0 +1,1312 @@
+"""Scripted realtime transport: record outbound calls, emit inbound events, run scenarios.
+
+``ScriptedRealtimeTransport`` stands in for a realtime transport layer. Every outbound method
+call is recorded as a frozen call record; ``expect_call`` matches recorded calls in one global
+order; ``emit`` delivers inbound events synchronously; ``run_scenario`` runs the scripted
+server side and the code under test together and decides when the run is over.
+
+Expectation futures: a future rejected by a live call is marked retrieved once the same error
+has been raised to the caller of the transport method (for ``connect``: once the awaitable
+raises it), and futures rejected when ``run_scenario`` ends are marked retrieved because the run
+raises the same error. A future rejected by a buffered call at ``expect_call`` time is left
+alone, so asyncio reports it if nobody awaits it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import inspect
+import re
+from collections import deque
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, TypeAlias, TypedDict, TypeVar, get_args, overload
+
+from ._snapshot import snapshot
+from .errors import (
+    IncompleteRealtimeScenarioError,
+    RealtimeCallMatcherError,
+    RealtimeTransportNotClosedError,
+    ScriptedRealtimeConnectionSupersededError,
+    ScriptedRealtimeScenarioCancelledError,
+    UnexpectedRealtimeCallError,
+)
+
+__all__ = [
+    "AddImageCall",
+    "CloseCall",
+    "ConnectCall",
+    "InterruptCall",
+    "MuteCall",
+    "RealtimeConnectOptions",
+    "RealtimeErrorEvent",
+    "RealtimeScenarioContext",
+    "RealtimeStatus",
+    "RealtimeTransportCall",
+    "RealtimeTransportMethod",
+    "RecordedConnectOptions",
+    "RequestResponseCall",
+    "ResetHistoryCall",
+    "ScriptedRealtimeTransport",
+    "SendAudioCall",
+    "SendEventCall",
+    "SendFunctionCallOutputCall",
+    "SendMcpResponseCall",
+    "SendMessageCall",
+    "UpdateSessionConfigCall",
+]
+
+RealtimeStatus = Literal["disconnected", "connecting", "connected", "disconnecting"]
+
+RealtimeTransportMethod = Literal[
+    "connect",
+    "send_event",
+    "request_response",
+    "send_message",
+    "add_image",
+    "send_audio",
+    "update_session_config",
+    "close",
+    "mute",
+    "send_function_call_output",
+    "interrupt",
+    "reset_history",
+    "send_mcp_response",
+]
+
+_METHODS: tuple[str, ...] = get_args(RealtimeTransportMethod)
+
+# A signal that is not an asyncio.Event cannot notify us, so a run polls it at this interval
+# while it is active.
+_SIGNAL_POLL_INTERVAL = 0.01
+
+_T = TypeVar("_T")
+_TransportT = TypeVar("_TransportT", bound="ScriptedRealtimeTransport")
+
+
+class RealtimeConnectOptions(TypedDict, total=False):
+    """The keys ``connect`` reads from its options; any other key is ignored."""
+
+    api_key: Any
+    model: Any
+    url: Any
+    call_id: Any
+    initial_session_config: Any
+
+
+class RecordedConnectOptions(TypedDict):
+    """The options a ``connect`` call is recorded with; the API key itself is never kept.
+
+    ``api_key_provided`` is True when the ``api_key`` key is present and not ``None``.
+    """
+
+    model: Any
+    url: Any
+    call_id: Any
+    initial_session_config: Any
+    api_key_provided: bool
+
+
+class RealtimeErrorEvent(TypedDict):
+    """The payload of the ``error`` event that ``disconnect(error)`` emits."""
+
+    type: Literal["error"]
+    error: BaseException
+
+
+# -- recorded calls ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _RecordedCall:
+    index: int
+
+
+@dataclass(frozen=True)
+class ConnectCall(_RecordedCall):
+    """A recorded ``connect(options)`` call."""
+
+    method: Literal["connect"] = field(default="connect", init=False)
+    options: RecordedConnectOptions
+
+
+@dataclass(frozen=True)
+class SendEventCall(_RecordedCall):
+    """A recorded ``send_event(event)`` call."""
+
+    method: Literal["send_event"] = field(default="send_event", init=False)
+    event: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class RequestResponseCall(_RecordedCall):
+    """A recorded ``request_response(response)`` call."""
+
+    method: Literal["request_response"] = field(default="request_response", init=False)
+    response: Mapping[str, Any] | None
+
+
+@dataclass(frozen=True)
+class SendMessageCall(_RecordedCall):
+    """A recorded ``send_message(message, other_event_data, trigger_response=...)`` call."""
+
+    method: Literal["send_message"] = field(default="send_message", init=False)
+    message: str | Mapping[str, Any]
+    other_event_data: Mapping[str, Any] | None
+    trigger_response: bool | None
+
+
+@dataclass(frozen=True)
+class AddImageCall(_RecordedCall):
+    """A recorded ``add_image(image, trigger_response=...)`` call."""
+
+    method: Literal["add_image"] = field(default="add_image", init=False)
+    image: str
+    trigger_response: bool | None
+
+
+@dataclass(frozen=True)
+class SendAudioCall(_RecordedCall):
+    """A recorded ``send_audio(audio, commit=...)`` call."""
+
+    method: Literal["send_audio"] = field(default="send_audio", init=False)
+    audio: bytes | bytearray | memoryview
+    commit: bool | None
+
+
+@dataclass(frozen=True)
+class UpdateSessionConfigCall(_RecordedCall):
+    """A recorded ``update_session_config(config)`` call."""
+
+    method: Literal["update_session_config"] = field(default="update_session_config", init=False)
+    config: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class CloseCall(_RecordedCall):
+    """A recorded ``close()`` call (only made while not disconnected)."""
+
+    method: Literal["close"] = field(default="close", init=False)
+
+
+@dataclass(frozen=True)
+class MuteCall(_RecordedCall):
+    """A recorded ``mute(muted)`` call."""
+
+    method: Literal["mute"] = field(default="mute", init=False)
+    muted: bool
+
+
+@dataclass(frozen=True)
+class SendFunctionCallOutputCall(_RecordedCall):
+    """A recorded ``send_function_call_output(tool_call, output, start_response)`` call."""
+
+    method: Literal["send_function_call_output"] = field(
+        default="send_function_call_output", init=False
+    )
+    tool_call: Mapping[str, Any]
+    output: str
+    start_response: bool
+
+
+@dataclass(frozen=True)
+class InterruptCall(_RecordedCall):
+    """A recorded ``interrupt()`` call."""
+
+    method: Literal["interrupt"] = field(default="interrupt", init=False)
+
+
+@dataclass(frozen=True)
+class ResetHistoryCall(_RecordedCall):
+    """A recorded ``reset_history(old_history, new_history)`` call."""
+
+    method: Literal["reset_history"] = field(default="reset_history", init=False)
+    old_history: Sequence[Mapping[str, Any]]
+    new_history: Sequence[Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class SendMcpResponseCall(_RecordedCall):
+    """A recorded ``send_mcp_response(approval_request, approved, reason)`` call."""
+
+    method: Literal["send_mcp_response"] = field(default="send_mcp_response", init=False)
+    approval_request: Mapping[str, Any]
+    approved: bool
+    reason: str | None
+
+
+RealtimeTransportCall: TypeAlias = (
+    ConnectCall
+    | SendEventCall
+    | RequestResponseCall
+    | SendMessageCall
+    | AddImageCall
+    | SendAudioCall
+    | UpdateSessionConfigCall
+    | CloseCall
+    | MuteCall
+    | SendFunctionCallOutputCall
+    | InterruptCall
+    | ResetHistoryCall
+    | SendMcpResponseCall
+)
+
+_CallT = TypeVar("_CallT", bound=_RecordedCall)
+
+
+def _detached(record: _CallT) -> _CallT:
+    """Return a new record whose nested data is a fresh snapshot of ``record``'s."""
+    data = {
+        item.name: getattr(record, item.name)
+        for item in dataclasses.fields(record)
+        if item.init and item.name != "index"
+    }
+    # One snapshot for all fields, so data shared between two fields stays shared.
+    return dataclasses.replace(record, **snapshot(data))
+
+
+# -- helpers -----------------------------------------------------------------------------
+
+
+def _recorded_connect_options(options: Mapping[str, Any]) -> RecordedConnectOptions:
+    if not isinstance(options, Mapping):
+        raise TypeError(
+            "ScriptedRealtimeTransport.connect() options must be a mapping, got "
+            f"{type(options).__name__}."
+        )
+    recorded: RecordedConnectOptions = {
+        "model": options.get("model"),
+        "url": options.get("url"),
+        "call_id": options.get("call_id"),
+        "initial_session_config": options.get("initial_session_config"),
+        # "Provided" means present and not None; the value itself is never kept.
+        "api_key_provided": options.get("api_key") is not None,
+    }
+    return snapshot(recorded)
+
+
+def _camel_to_snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _check_method(api: str, method: object) -> None:
+    if isinstance(method, str) and method in _METHODS:
+        return
+    hint = ""
+    if isinstance(method, str) and _camel_to_snake(method) in _METHODS:
+        hint = f" (did you mean {_camel_to_snake(method)!r}?)"
+    raise ValueError(
+        f"ScriptedRealtimeTransport.{api}() got unknown method {method!r}{hint}; "
+        f"valid methods are: {', '.join(_METHODS)}."
+    )
+
+
+def _check_listener(listener: object) -> None:
+    if not callable(listener):
+        raise TypeError(
+            f"ScriptedRealtimeTransport listeners must be callable, got {type(listener).__name__}."
+        )
+    call = getattr(listener, "__call__", None)  # noqa: B004 - the object's own __call__
+    if inspect.iscoroutinefunction(listener) or inspect.iscoroutinefunction(call):
+        raise TypeError(
+            "ScriptedRealtimeTransport delivers events synchronously, so listeners must be "
+            f"synchronous; {listener!r} is a coroutine function. Bridge async code with a sync "
+            "listener that schedules it, e.g. "
+            "transport.on(event, lambda *args: asyncio.ensure_future(handler(*args))) "
+            "or loop.create_task(handler(*args))."
+        )
+
+
+def _mark_retrieved(future: asyncio.Future[Any]) -> None:
+    """Tell asyncio that the future's exception was seen, so it is not logged at GC."""
+    if future.done() and not future.cancelled():
+        future.exception()
+
+
+class _ConnectResult:
+    """The awaitable ``connect`` returns: already settled, silent if never awaited."""
+
+    def __init__(self) -> None:
+        self.error: BaseException | None = None
+        # Expectation futures rejected with ``error``; retrieved once the error is raised.
+        self.rejected: list[asyncio.Future[Any]] = []
+
+    def __await__(self) -> Generator[Any, None, None]:
+        if self.error is not None:
+            for future in self.rejected:
+                _mark_retrieved(future)
+            raise self.error
+        return
+        yield  # makes __await__ a generator that finishes without suspending
+
+    def __repr__(self) -> str:
+        state = "succeeded" if self.error is None else f"failed with {self.error!r}"
+        return f"<ScriptedRealtimeTransport connect result: {state}>"
+
+
+@dataclass(eq=False)
+class _Expectation:
+    order: int
+    method: str
+    matcher: Callable[[Any], object] | None
+    future: asyncio.Future[Any]
+
+
+@dataclass(eq=False)
+class _Registration:
+    listener: Callable[..., object]
+    once: bool
+
+
+class _SupportsAborted(Protocol):
+    @property
+    def aborted(self) -> object: ...
+
+
+class _SupportsIsSet(Protocol):
+    def is_set(self) -> bool: ...
+
+
+_AbortSignal: TypeAlias = _SupportsAborted | _SupportsIsSet
+
+
+def _is_aborted(signal: object) -> bool:
+    if getattr(signal, "aborted", False):
+        return True
+    is_set = getattr(signal, "is_set", None)
+    return callable(is_set) and bool(is_set())
+
+
+# -- the transport -----------------------------------------------------------------------
+
+
+class ScriptedRealtimeTransport:
+    """A realtime transport double: records outbound calls, emits scripted inbound events.
+
+    ``status`` and ``muted`` are plain attributes; tests may assign them.
+    """
+
+    def __init__(self) -> None:
+        self.status: RealtimeStatus = "disconnected"
+        self.muted: bool = False
+        self._calls: list[RealtimeTransportCall] = []
+        # Recorded calls that arrived while no expectation was pending, oldest first. This
+        # queue and ``_expectations`` are never both non-empty.
+        self._unconsumed: deque[RealtimeTransportCall] = deque()
+        self._expectations: deque[_Expectation] = deque()
+        self._next_order = 1
+        # Insertion-ordered: a method keeps its place while it has failures queued.
+        self._failures: dict[str, deque[BaseException]] = {}
+        self._listeners: dict[str, list[_Registration]] = {}
+        self._violations: list[UnexpectedRealtimeCallError | RealtimeCallMatcherError] = []
+        # Every connect/close/disconnect takes a new generation; a connect whose generation
+        # is no longer current was superseded by a re-entrant lifecycle operation.
+        self._generation = 0
+        # The generation of a connect that has set "connected" but not finished yet; a close
+        # from such a provisional connection does not count as closing an established one.
+        self._provisional_generation: int | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"<ScriptedRealtimeTransport status={self.status!r} muted={self.muted!r} "
+            f"calls={len(self._calls)} unconsumed_calls={len(self._unconsumed)} "
+            f"pending_expectations={len(self._pending_expectations())} "
+            f"pending_failures={sum(len(queue) for queue in self._failures.values())}>"
+        )
+
+    @property
+    def calls(self) -> tuple[RealtimeTransportCall, ...]:
+        """Return every recorded call in call order, as fresh detached records."""
+        return tuple(_detached(call) for call in self._calls)
+
+    # -- events --------------------------------------------------------------------------
+
+    def on(self: _TransportT, event: str, listener: Callable[..., object]) -> _TransportT:
+        """Call ``listener(*args)`` on every ``emit(event, *args)``."""
+        _check_listener(listener)
+        self._listeners.setdefault(event, []).append(_Registration(listener, once=False))
+        return self
+
+    def once(self: _TransportT, event: str, listener: Callable[..., object]) -> _TransportT:
+        """Call ``listener(*args)`` on the next ``emit(event, *args)`` only."""
+        _check_listener(listener)
+        self._listeners.setdefault(event, []).append(_Registration(listener, once=True))
+        return self
+
+    def off(self: _TransportT, event: str, listener: Callable[..., object]) -> _TransportT:
+        """Remove the most recent registration of ``listener`` for ``event``, if any.
+
+        Listeners compare with ``==``, so a bound method found again by attribute access
+        removes the registration made with it.
+        """
+        registrations = self._listeners.get(event, [])
+        for position in range(len(registrations) - 1, -1, -1):
+            registered = registrations[position].listener
+            if registered is listener or registered == listener:
+                del registrations[position]
+                break
+        if event in self._listeners and not registrations:
+            del self._listeners[event]
+        return self
+
+    def emit(self, event: str, *args: Any) -> bool:
+        """Call the listeners of ``event`` now, in registration order; True if there were any.
+
+        The listeners registered when the emit starts are called, even one removed by an
+        earlier listener; one added during the emit waits for the next emit. A listener that
+        raises stops the emit and the exception propagates.
+        """
+        registrations = self._listeners.get(event)
+        if not registrations:
+            return False
+        for registration in list(registrations):
+            if registration.once:
+                self._remove_registration(event, registration)
+            result = registration.listener(*args)
+            if inspect.iscoroutine(result):
+                result.close()
+                raise TypeError(
+                    f"A ScriptedRealtimeTransport listener for {event!r} returned a coroutine; "
+                    "listeners run synchronously, so schedule async work yourself, e.g. "
+                    "lambda *args: asyncio.ensure_future(handler(*args))."
+                )
+        return True
+
+    def _remove_registration(self, event: str, registration: _Registration) -> None:
+        registrations = self._listeners.get(event, [])
+        for position, candidate in enumerate(registrations):
+            if candidate is registration:
+                del registrations[position]
+                break
+        if event in self._listeners and not registrations:
+            del self._listeners[event]
+
+    # -- scripting -----------------------------------------------------------------------
+
+    @overload
+    def expect_call(
+        self, method: Literal["connect"], matcher: Callable[[ConnectCall], object] | None = None
+    ) -> asyncio.Future[ConnectCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: Literal["send_event"],
+        matcher: Callable[[SendEventCall], object] | None = None,
+    ) -> asyncio.Future[SendEventCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: Literal["request_response"],
+        matcher: Callable[[RequestResponseCall], object] | None = None,
+    ) -> asyncio.Future[RequestResponseCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: Literal["send_message"],
+        matcher: Callable[[SendMessageCall], object] | None = None,
+    ) -> asyncio.Future[SendMessageCall]: ...
+    @overload
+    def expect_call(
+        self, method: Literal["add_image"], matcher: Callable[[AddImageCall], object] | None = None
+    ) -> asyncio.Future[AddImageCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: Literal["send_audio"],
+        matcher: Callable[[SendAudioCall], object] | None = None,
+    ) -> asyncio.Future[SendAudioCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: Literal["update_session_config"],
+        matcher: Callable[[UpdateSessionConfigCall], object] | None = None,
+    ) -> asyncio.Future[UpdateSessionConfigCall]: ...
+    @overload
+    def expect_call(
+        self, method: Literal["close"], matcher: Callable[[CloseCall], object] | None = None
+    ) -> asyncio.Future[CloseCall]: ...
+    @overload
+    def expect_call(
+        self, method: Literal["mute"], matcher: Callable[[MuteCall], object] | None = None
+    ) -> asyncio.Future[MuteCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: Literal["send_function_call_output"],
+        matcher: Callable[[SendFunctionCallOutputCall], object] | None = None,
+    ) -> asyncio.Future[SendFunctionCallOutputCall]: ...
+    @overload
+    def expect_call(
+        self, method: Literal["interrupt"], matcher: Callable[[InterruptCall], object] | None = None
+    ) -> asyncio.Future[InterruptCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: Literal["reset_history"],
+        matcher: Callable[[ResetHistoryCall], object] | None = None,
+    ) -> asyncio.Future[ResetHistoryCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: Literal["send_mcp_response"],
+        matcher: Callable[[SendMcpResponseCall], object] | None = None,
+    ) -> asyncio.Future[SendMcpResponseCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: RealtimeTransportMethod,
+        matcher: Callable[[RealtimeTransportCall], object] | None = None,
+    ) -> asyncio.Future[Any]: ...
+    def expect_call(
+        self, method: str, matcher: Callable[[Any], object] | None = None
+    ) -> asyncio.Future[Any]:
+        """Return a future for the next unclaimed call, which must be a ``method`` call.
+
+        Expectations and calls pair up in one global order: a call made before its
+        expectation is kept until an expectation claims it. ``matcher(call)`` rejects the
+        call only by returning exactly ``False``; if it raises, the expectation fails with
+        that exception. A live call that fails its expectation also raises the error; a
+        kept call that fails it only fails the future. The matcher and the future get
+        detached copies of the recorded call.
+        """
+        return self._expect(method, matcher)
+
+    def _expect(self, method: str, matcher: Callable[[Any], object] | None) -> asyncio.Future[Any]:
+        _check_method("expect_call", method)
+        if matcher is not None and not callable(matcher):
+            raise TypeError(
+                "ScriptedRealtimeTransport.expect_call() matcher must be callable or None, "
+                f"got {type(matcher).__name__}."
+            )
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            raise RuntimeError(
+                "ScriptedRealtimeTransport.expect_call() returns an asyncio future and needs a "
+                "running event loop; call it from async code."
+            ) from None
+        expectation = _Expectation(self._next_order, method, matcher, loop.create_future())
+        self._next_order += 1
+        if self._unconsumed:
+            self._settle(expectation, self._unconsumed.popleft())
+        else:
+            self._expectations.append(expectation)
+        return expectation.future
+
+    def fail_next_call(self, method: RealtimeTransportMethod, error: BaseException) -> None:
+        """Make the next ``method`` call raise ``error`` after it is recorded and matched."""
+        _check_method("fail_next_call", method)
+        if not isinstance(error, BaseException):
+            raise TypeError(
+                "ScriptedRealtimeTransport.fail_next_call() needs an exception instance, "
+                f"got {type(error).__name__}."
+            )
+        self._failures.setdefault(method, deque()).append(error)
+
+    def disconnect(self, error: BaseException | None = None) -> None:
+        """Simulate the remote side dropping the connection, optionally with an error.
+
+        Emits ``connection_change("disconnected")`` unless already disconnected, then the
+        ``error`` event with ``{"type": "error", "error": error}`` when an error is given
+        (even if already disconnected). Both emits run; the first listener exception is
+        raised afterwards. Nothing is recorded.
+        """
+        if error is not None and not isinstance(error, BaseException):
+            raise TypeError(
+                "ScriptedRealtimeTransport.disconnect() needs an exception instance or None, "
+                f"got {type(error).__name__}."
+            )
+        self._generation += 1
+        first_error: Exception | None = None
+        if self.status != "disconnected":
+            self.status = "disconnected"
+            try:
+                self.emit("connection_change", "disconnected")
+            except Exception as exc:
+                first_error = exc
+        if error is not None:
+            payload: RealtimeErrorEvent = {"type": "error", "error": error}
+            try:
+                self.emit("error", payload)
+            except Exception as exc:
+                if first_error is None:
+                    first_error = exc
+        if first_error is not None:
+            raise first_error
+
+    def assert_complete(self) -> None:
+        """Raise if a call was rejected, or calls, expectations or failures are left over.
+
+        The first rejected call is raised again (a fresh error with the same fields) even if
+        the code under test caught it, before leftovers are checked.
+        """
+        if self._violations:
+            first = self._violations[0]
+            raise first._fresh() from first  # pyright: ignore[reportPrivateUsage]
+        incomplete = self._incomplete_error()
+        if incomplete is not None:
+            raise incomplete
+
+    def assert_closed(self) -> None:
+        """Raise ``RealtimeTransportNotClosedError`` unless the status is ``disconnected``."""
+        if self.status != "disconnected":
+            raise RealtimeTransportNotClosedError(self.status)
+
+    @overload
+    async def run_scenario(
+        self,
+        *,
+        scenario: Callable[[RealtimeScenarioContext], object],
+        exercise: Callable[[], Awaitable[_T]],
+        timeout: float | None = None,
+        signal: _AbortSignal | None = None,
+    ) -> _T: ...
+    @overload
+    async def run_scenario(
+        self,
+        *,
+        scenario: Callable[[RealtimeScenarioContext], object],
+        exercise: Callable[[], _T],
+        timeout: float | None = None,
+        signal: _AbortSignal | None = None,
+    ) -> _T: ...
+    async def run_scenario(
+        self,
+        *,
+        scenario: Callable[[RealtimeScenarioContext], object],
+        exercise: Callable[[], object],
+        timeout: float | None = None,
+        signal: _AbortSignal | None = None,
+    ) -> Any:
+        """Run the scripted server side and the code under test together; return its value.
+
+        ``scenario(ctx)`` registers expectations with ``ctx.expect_call`` and emits inbound
+        events with ``ctx.emit``; ``exercise()`` drives the code under test. Either may be
+        sync or async. The run fails as soon as either side raises, an expectation made
+        through ``ctx`` fails, or the exercise finishes while expectations are pending; it
+        succeeds when both sides finished and ``assert_complete()`` passes.
+
+        Args:
+            scenario: The transport-facing side, called first with the run's context.
+            exercise: The application side; its value is what ``run_scenario`` returns.
+            timeout: Seconds after which a stuck run ends with
+                ``ScriptedRealtimeScenarioCancelledError``.
+            signal: An ``asyncio.Event``, or any object with a truthy ``aborted`` attribute
+                or an ``is_set()`` returning True once aborted; ends the run the same way.
+
+        A failing run first fails every pending expectation with its error (a side awaiting
+        one sees that error), then cancels and awaits the side still running before it
+        raises. Cancelling the caller cancels both sides and withdraws the run's pending
+        expectations. No task the run started outlives it.
+        """
+        if not callable(scenario) or not callable(exercise):
+            raise TypeError(
+                "ScriptedRealtimeTransport.run_scenario() needs callable "
+                "scenario and exercise arguments."
+            )
+        if timeout is not None and not timeout >= 0:
+            raise ValueError(
+                "ScriptedRealtimeTransport.run_scenario() timeout must be a non-negative "
+                f"number of seconds or None, got {timeout!r}."
+            )
+        if signal is not None and not (
+            hasattr(signal, "aborted") or callable(getattr(signal, "is_set", None))
+        ):
+            raise TypeError(
+                "ScriptedRealtimeTransport.run_scenario() signal must be an asyncio.Event or "
+                "have an 'aborted' attribute or an 'is_set()' method, got "
+                f"{type(signal).__name__}."
+            )
+        if signal is not None and _is_aborted(signal):
+            raise ScriptedRealtimeScenarioCancelledError(self._pending_expectations())
+        run = _ScenarioRun(self, asyncio.get_running_loop())
+        try:
+            run.start(scenario, exercise, timeout, signal)
+            return await run.outcome
+        finally:
+            await run.close()
+
+    # -- outbound transport methods ------------------------------------------------------
+
+    def connect(self, options: Mapping[str, Any]) -> Awaitable[None]:
+        """Connect now and return an already-settled awaitable.
+
+        Reads ``api_key``, ``model``, ``url``, ``call_id`` and ``initial_session_config``;
+        records every key but the API key, and ``api_key_provided``. The status is
+        final and ``connection_change`` listeners have run when this returns; any error
+        (scripted failure, failed expectation, listener error, supersession) is raised by
+        the awaitable, which never warns if it is not awaited.
+        """
+        result = _ConnectResult()
+        self._generation += 1
+        generation = self._generation
+        self.status = "connecting"
+        try:
+            recorded = _recorded_connect_options(options)
+            # Error tracebacks keep this frame alive; make sure it no longer holds the key.
+            del options
+            call = ConnectCall(index=len(self._calls), options=recorded)
+            self._record(call, rejected=result.rejected)
+            self._ensure_current(generation, "connecting")
+            self.emit("connection_change", "connecting")
+            self._ensure_current(generation, "connecting")
+            self.status = "connected"
+            self._provisional_generation = generation
+            self.emit("connection_change", "connected")
+            self._ensure_current(generation, "connected")
+            self._provisional_generation = None
+        except BaseException as error:  # every connect error is delivered by the awaitable
+            if self._generation == generation:
+                self._generation += 1
+                self.status = "disconnected"
+                with contextlib.suppress(Exception):
+                    self.emit("connection_change", "disconnected")
+            result.error = error
+        return result
+
+    def send_event(self, event: Mapping[str, Any]) -> None:
+        """Record a raw client event."""
+        self._record(SendEventCall(index=len(self._calls), event=snapshot(event)))
+
+    def request_response(self, response: Mapping[str, Any] | None = None) -> None:
+        """Record a request for a model response."""
+        self._record(RequestResponseCall(index=len(self._calls), response=snapshot(response)))
+
+    def send_message(
+        self,
+        message: str | Mapping[str, Any],
+        other_event_data: Mapping[str, Any] | None = None,
+        *,
+        trigger_response: bool | None = None,
+    ) -> None:
+        """Record a user message."""
+        message_copy, data_copy = snapshot((message, other_event_data))
+        self._record(
+            SendMessageCall(
+                index=len(self._calls),
+                message=message_copy,
+                other_event_data=data_copy,
+                trigger_response=trigger_response,
+            )
+        )
+
+    def add_image(self, image: str, *, trigger_response: bool | None = None) -> None:
+        """Record an image sent to the model."""
+        self._record(
+            AddImageCall(index=len(self._calls), image=image, trigger_response=trigger_response)
+        )
+
+    def send_audio(
+        self, audio: bytes | bytearray | memoryview, *, commit: bool | None = None
+    ) -> None:
+        """Record an audio chunk; mutable buffers are copied."""
+        self._record(SendAudioCall(index=len(self._calls), audio=snapshot(audio), commit=commit))
+
+    def update_session_config(self, config: Mapping[str, Any]) -> None:
+        """Record a session configuration update."""
+        self._record(UpdateSessionConfigCall(index=len(self._calls), config=snapshot(config)))
+
+    def close(self) -> None:
+        """Close the connection; does nothing (and records nothing) while disconnected.
+
+        A failed close from an established connection leaves it connected; from any other
+        state it ends disconnected.
+        """
+        if self.status == "disconnected":
+            return
+        established = (
+            self.status == "connected" and self._provisional_generation != self._generation
+        )
+        self._generation += 1
+        generation = self._generation
+        self.status = "disconnecting"
+        try:
+            self._record(CloseCall(index=len(self._calls)))
+        except BaseException:
+            if self._is_current(generation, "disconnecting"):
+                if established:
+                    self.status = "connected"
+                else:
+                    self.status = "disconnected"
+                    with contextlib.suppress(Exception):
+                        self.emit("connection_change", "disconnected")
+            raise
+        if not self._is_current(generation, "disconnecting"):
+            return  # a re-entrant lifecycle operation already decided the status
+        self.status = "disconnected"
+        self.emit("connection_change", "disconnected")
+
+    def mute(self, muted: bool) -> None:
+        """Record a mute change; ``muted`` changes only if the call succeeds."""
+        self._record(MuteCall(index=len(self._calls), muted=muted))
+        self.muted = muted
+
+    def send_function_call_output(
+        self, tool_call: Mapping[str, Any], output: str, start_response: bool
+    ) -> None:
+        """Record a tool result sent back to the model."""
+        tool_call_copy, output_copy = snapshot((tool_call, output))
+        self._record(
+            SendFunctionCallOutputCall(
+                index=len(self._calls),
+                tool_call=tool_call_copy,
+                output=output_copy,
+                start_response=start_response,
+            )
+        )
+
+    def interrupt(self) -> None:
+        """Record an interruption of the current response."""
+        self._record(InterruptCall(index=len(self._calls)))
+
+    def reset_history(
+        self,
+        old_history: Sequence[Mapping[str, Any]],
+        new_history: Sequence[Mapping[str, Any]],
+    ) -> None:
+        """Record a history replacement."""
+        old_copy, new_copy = snapshot((old_history, new_history))
+        self._record(
+            ResetHistoryCall(index=len(self._calls), old_history=old_copy, new_history=new_copy)
+        )
+
+    def send_mcp_response(
+        self, approval_request: Mapping[str, Any], approved: bool, reason: str | None = None
+    ) -> None:
+        """Record an answer to an MCP tool approval request."""
+        self._record(
+            SendMcpResponseCall(
+                index=len(self._calls),
+                approval_request=snapshot(approval_request),
+                approved=approved,
+                reason=reason,
+            )
+        )
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _record(
+        self,
+        call: RealtimeTransportCall,
+        *,
+        rejected: list[asyncio.Future[Any]] | None = None,
+    ) -> None:
+        """Record ``call``, hand it to the oldest expectation, then raise its scripted failure.
+
+        A failed expectation raises instead, and the scripted failure taken for this call is
+        dropped. The failed expectation's future is marked retrieved here because the error
+        is raised to the caller now, unless ``rejected`` collects it for a later raise.
+        """
+        failure = self._take_failure(call.method)
+        self._calls.append(call)
+        expectation = self._next_expectation()
+        if expectation is None:
+            self._unconsumed.append(call)
+        else:
+            error = self._settle(expectation, call)
+            if error is not None:
+                if rejected is None:
+                    _mark_retrieved(expectation.future)
+                else:
+                    rejected.append(expectation.future)
+                raise error
+        if failure is not None:
+            raise failure
+
+    def _take_failure(self, method: str) -> BaseException | None:
+        queue = self._failures.get(method)
+        if not queue:
+            return None
+        failure = queue.popleft()
+        if not queue:
+            del self._failures[method]
+        return failure
+
+    def _next_expectation(self) -> _Expectation | None:
+        # A cancelled expectation future (its awaiting task was cancelled, or wait_for gave
+        # up) withdraws the expectation: it can no longer deliver the call to anyone.
+        while self._expectations:
+            expectation = self._expectations.popleft()
+            if not expectation.future.cancelled():
+                return expectation
+        return None
+
+    def _settle(
+        self, expectation: _Expectation, call: RealtimeTransportCall
+    ) -> BaseException | None:
+        """Check ``call`` against ``expectation`` and settle its future; return the error."""
+        error = self._check(expectation, call)
+        future = expectation.future
+        if error is None:
+            if not future.done():
+                future.set_result(_detached(call))
+            return None
+        if isinstance(error, (UnexpectedRealtimeCallError, RealtimeCallMatcherError)):
+            self._violations.append(error)
+        else:
+            # An assertion inside the matcher is a rejection too: remember it, so code that
+            # swallows the error cannot hide it from assert_complete().
+            rejection = RealtimeCallMatcherError(call.index, call.method)
+            rejection.__cause__ = error
+            self._violations.append(rejection)
+        if not future.done():
+            future.set_exception(error)
+        return error
+
+    def _check(
+        self, expectation: _Expectation, call: RealtimeTransportCall
+    ) -> BaseException | None:
+        if call.method != expectation.method:
+            return UnexpectedRealtimeCallError(call.index, expectation.method, call.method)
+        if expectation.matcher is not None:
+            try:
+                verdict = expectation.matcher(_detached(call))
+            except BaseException as error:  # e.g. pytest.fail(), which is a BaseException
+                return error
+            if verdict is False:
+                return RealtimeCallMatcherError(call.index, call.method)
+        return None
+
+    def _pending_expectations(self) -> list[dict[str, Any]]:
+        return [
+            {"order": expectation.order, "method": expectation.method}
+            for expectation in self._expectations
+            if not expectation.future.cancelled()
+        ]
+
+    def _incomplete_error(self) -> IncompleteRealtimeScenarioError | None:
+        unconsumed = [{"index": call.index, "method": call.method} for call in self._unconsumed]
+        pending = self._pending_expectations()
+        failures = [
+            {"method": method, "count": len(queue)} for method, queue in self._failures.items()
+        ]
+        if not (unconsumed or pending or failures):
+            return None
+        return IncompleteRealtimeScenarioError(unconsumed, pending, failures)
+
+    def _fail_pending_expectations(self, error: BaseException) -> None:
+        """Fail and drop every pending expectation; the caller raises ``error`` itself."""
+        expectations, self._expectations = self._expectations, deque()
+        for expectation in expectations:
+            if not expectation.future.done():
+                expectation.future.set_exception(error)
+                _mark_retrieved(expectation.future)
+
+    def _is_current(self, generation: int, status: RealtimeStatus) -> bool:
+        return self._generation == generation and self.status == status
+
+    def _ensure_current(self, generation: int, status: RealtimeStatus) -> None:
+        if not self._is_current(generation, status):
+            raise ScriptedRealtimeConnectionSupersededError("connect")
+
+
+# -- scenario runs -----------------------------------------------------------------------
+
+
+class RealtimeScenarioContext:
+    """The scenario side's handle on a ``run_scenario`` run: owned expectations and ``emit``."""
+
+    def __init__(self, run: _ScenarioRun) -> None:
+        self._run = run
+
+    def emit(self, event: str, *args: Any) -> bool:
+        """Emit an inbound event on the transport, synchronously (also after the run)."""
+        return self._run.transport.emit(event, *args)
+
+    @overload
+    def expect_call(
+        self, method: Literal["connect"], matcher: Callable[[ConnectCall], object] | None = None
+    ) -> asyncio.Future[ConnectCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: Literal["send_event"],
+        matcher: Callable[[SendEventCall], object] | None = None,
+    ) -> asyncio.Future[SendEventCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: Literal["request_response"],
+        matcher: Callable[[RequestResponseCall], object] | None = None,
+    ) -> asyncio.Future[RequestResponseCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: Literal["send_message"],
+        matcher: Callable[[SendMessageCall], object] | None = None,
+    ) -> asyncio.Future[SendMessageCall]: ...
+    @overload
+    def expect_call(
+        self, method: Literal["add_image"], matcher: Callable[[AddImageCall], object] | None = None
+    ) -> asyncio.Future[AddImageCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: Literal["send_audio"],
+        matcher: Callable[[SendAudioCall], object] | None = None,
+    ) -> asyncio.Future[SendAudioCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: Literal["update_session_config"],
+        matcher: Callable[[UpdateSessionConfigCall], object] | None = None,
+    ) -> asyncio.Future[UpdateSessionConfigCall]: ...
+    @overload
+    def expect_call(
+        self, method: Literal["close"], matcher: Callable[[CloseCall], object] | None = None
+    ) -> asyncio.Future[CloseCall]: ...
+    @overload
+    def expect_call(
+        self, method: Literal["mute"], matcher: Callable[[MuteCall], object] | None = None
+    ) -> asyncio.Future[MuteCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: Literal["send_function_call_output"],
+        matcher: Callable[[SendFunctionCallOutputCall], object] | None = None,
+    ) -> asyncio.Future[SendFunctionCallOutputCall]: ...
+    @overload
+    def expect_call(
+        self, method: Literal["interrupt"], matcher: Callable[[InterruptCall], object] | None = None
+    ) -> asyncio.Future[InterruptCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: Literal["reset_history"],
+        matcher: Callable[[ResetHistoryCall], object] | None = None,
+    ) -> asyncio.Future[ResetHistoryCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: Literal["send_mcp_response"],
+        matcher: Callable[[SendMcpResponseCall], object] | None = None,
+    ) -> asyncio.Future[SendMcpResponseCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: RealtimeTransportMethod,
+        matcher: Callable[[RealtimeTransportCall], object] | None = None,
+    ) -> asyncio.Future[Any]: ...
+    def expect_call(
+        self, method: str, matcher: Callable[[Any], object] | None = None
+    ) -> asyncio.Future[Any]:
+        """Expect the next call as ``transport.expect_call`` does; if it fails, the run fails.
+
+        Registering an expectation that no buffered call satisfies after the exercise has
+        finished fails the run at once with ``IncompleteRealtimeScenarioError``. Once the
+        run has ended, the returned future is already failed with the run's error.
+        """
+        return self._run.expect_call(method, matcher)
+
+
+async def _call_side(side: Callable[..., object], *args: Any) -> Any:
+    result = side(*args)
+    if inspect.isawaitable(result):
+        return await result
+    return result
+
+
+def _side_error(task: asyncio.Task[Any]) -> BaseException | None:
+    """Return how ``task`` failed (retrieving its exception), or None if it returned."""
+    if task.cancelled():
+        return asyncio.CancelledError()
+    return task.exception()
+
+
+async def _cancel_and_wait(tasks: Sequence[asyncio.Task[Any]]) -> None:
+    """Cancel the unfinished tasks and return once every one of them has stopped."""
+    pending = {task for task in tasks if not task.done()}
+    for task in pending:
+        task.cancel()
+    interrupted = False
+    while pending:
+        try:
+            _, pending = await asyncio.wait(pending)
+        except asyncio.CancelledError:
+            # The caller is cancelled again: keep the promise that nothing outlives the run,
+            # then let the cancellation through.
+            interrupted = True
+            for task in pending:
+                task.cancel()
+    for task in tasks:
+        if not task.cancelled():
+            task.exception()
+    if interrupted:
+        raise asyncio.CancelledError
+
+
+class _ScenarioRun:
+    """The state of one ``run_scenario`` call; callbacks decide the outcome as sides settle."""
+
+    def __init__(self, transport: ScriptedRealtimeTransport, loop: asyncio.AbstractEventLoop):
+        self.transport = transport
+        self.loop = loop
+        self.outcome: asyncio.Future[Any] = loop.create_future()
+        self.active = True
+        self.terminal_error: BaseException | None = None
+        self.scenario_finished = False
+        self.exercise_finished = False
+        self.exercise_value: Any = None
+        self.tasks: list[asyncio.Task[Any]] = []
+        self.owned: list[asyncio.Future[Any]] = []
+        self._timer: asyncio.TimerHandle | None = None
+        self._poll: asyncio.TimerHandle | None = None
+
+    def start(
+        self,
+        scenario: Callable[[RealtimeScenarioContext], object],
+        exercise: Callable[[], object],
+        timeout: float | None,
+        signal: object,
+    ) -> None:
+        # Tasks start in creation order, so whatever the scenario registers before its first
+        # suspension is in place before the exercise runs.
+        context = RealtimeScenarioContext(self)
+        scenario_task = self.loop.create_task(
+            _call_side(scenario, context), name="run_scenario scenario"
+        )
+        self.tasks.append(scenario_task)
+        scenario_task.add_done_callback(self._on_scenario_done)
+        exercise_task = self.loop.create_task(_call_side(exercise), name="run_scenario exercise")
+        self.tasks.append(exercise_task)
+        exercise_task.add_done_callback(self._on_exercise_done)
+        if timeout is not None:
+            self._timer = self.loop.call_later(timeout, self._cancel)
+        if isinstance(signal, asyncio.Event):
+            waiter = self.loop.create_task(signal.wait(), name="run_scenario signal")
+            self.tasks.append(waiter)
+            waiter.add_done_callback(self._on_signal_set)
+        elif signal is not None:
+            self._poll = self.loop.call_later(_SIGNAL_POLL_INTERVAL, self._poll_signal, signal)
+
+    def expect_call(
+        self, method: str, matcher: Callable[[Any], object] | None
+    ) -> asyncio.Future[Any]:
+        _check_method("expect_call", method)
+        if not self.active:
+            future: asyncio.Future[Any] = self.loop.create_future()
+            if self.terminal_error is not None:
+                future.set_exception(self.terminal_error)
+                _mark_retrieved(future)  # the run raised this very error to its caller
+            elif self.outcome.cancelled():
+                future.cancel()
+            else:
+                future.set_exception(
+                    RuntimeError(
+                        "ScriptedRealtimeTransport scenario run has already finished; use "
+                        "transport.expect_call() after run_scenario()."
+                    )
+                )
+            return future
+        future = self.transport._expect(method, matcher)  # pyright: ignore[reportPrivateUsage]
+        future.add_done_callback(self._on_owned_done)
+        self.owned.append(future)
+        if self.exercise_finished:
+            self._fail_if_incomplete()
+        return future
+
+    def terminate(self, error: BaseException) -> None:
+        """End the run with ``error``, failing every pending expectation with it."""
+        if not self.active:
+            return
+        self.active = False
+        self.terminal_error = error
+        self._stop_watching()
+        self.transport._fail_pending_expectations(error)  # pyright: ignore[reportPrivateUsage]
+        if not self.outcome.done():
+            self.outcome.set_exception(error)
+
+    async def close(self) -> None:
+        """Stop the run and wait for every task it started."""
+        if self.active:
+            # Nothing decided the run, so the caller was cancelled: withdraw the run's
+            # pending expectations along with its two sides.
+            self.active = False
+            self._stop_watching()
+            for future in self.owned:
+                future.cancel()
+        # An outcome set in the same loop turn as the caller's cancellation is never awaited.
+        _mark_retrieved(self.outcome)
+        self.owned.clear()
+        await _cancel_and_wait(self.tasks)
+
+    def _on_scenario_done(self, task: asyncio.Task[Any]) -> None:
+        error = _side_error(task)
+        if not self.active:
+            return
+        if error is not None:
+            self.terminate(error)
+            return
+        self.scenario_finished = True
+        if self.exercise_finished:
+            self._final_check()
+
+    def _on_exercise_done(self, task: asyncio.Task[Any]) -> None:
+        error = _side_error(task)
+        if not self.active:
+            return
+        if error is not None:
+            self.terminate(error)
+            return
+        self.exercise_finished = True
+        self.exercise_value = task.result()
+        if self.scenario_finished:
+            self._final_check()
+        else:
+            # The scenario may still be finishing quietly; only pending expectations prove
+            # that it waits for calls the exercise will never make.
+            self._fail_if_incomplete()
+
+    def _on_owned_done(self, future: asyncio.Future[Any]) -> None:
+        if future.cancelled():
+            return
+        error = future.exception()  # also marks an owned rejection as handled
+        if error is not None:
+            self.terminate(error)
+
+    def _fail_if_incomplete(self) -> None:
+        transport = self.transport
+        if transport._pending_expectations():  # pyright: ignore[reportPrivateUsage]
+            incomplete = transport._incomplete_error()  # pyright: ignore[reportPrivateUsage]
+            assert incomplete is not None
+            self.terminate(incomplete)
+
+    def _final_check(self) -> None:
+        try:
+            self.transport.assert_complete()
+        except AssertionError as error:
+            self.terminate(error)
+            return
+        self.active = False
+        self._stop_watching()
+        self.outcome.set_result(self.exercise_value)
+
+    def _cancel(self) -> None:
+        pending = self.transport._pending_expectations()  # pyright: ignore[reportPrivateUsage]
+        self.terminate(ScriptedRealtimeScenarioCancelledError(pending))
+
+    def _on_signal_set(self, task: asyncio.Task[Any]) -> None:
+        if task.cancelled():
+            return
+        error = task.exception()
+        if error is not None:
+            self.terminate(error)  # e.g. an asyncio.Event bound to another event loop
+        else:
+            self._cancel()
+
+    def _poll_signal(self, signal: object) -> None:
+        self._poll = None
+        if not self.active:
+            return
+        if _is_aborted(signal):
+            self._cancel()
+        else:
+            self._poll = self.loop.call_later(_SIGNAL_POLL_INTERVAL, self._poll_signal, signal)
+
+    def _stop_watching(self) -> None:
+        for handle in (self._timer, self._poll):
+            if handle is not None:
+                handle.cancel()
+        self._timer = self._poll = None

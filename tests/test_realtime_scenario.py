@@ -1,0 +1,1027 @@
+"""ScriptedRealtimeTransport.run_scenario: termination rules, cleanup, and the guide's recipes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import json
+import threading
+import time
+from collections.abc import Awaitable, Callable, Generator
+from typing import Any
+
+import pytest
+
+from agents_testing.errors import (
+    IncompleteRealtimeScenarioError,
+    RealtimeCallMatcherError,
+    ScriptedRealtimeScenarioCancelledError,
+    UnexpectedRealtimeCallError,
+)
+from agents_testing.realtime import (
+    RealtimeScenarioContext,
+    ScriptedRealtimeTransport,
+    SendFunctionCallOutputCall,
+    SendMessageCall,
+)
+
+
+async def settle() -> None:
+    """Let every callback that is already scheduled run."""
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+async def forever() -> None:
+    """Wait on something that never happens."""
+    await asyncio.Event().wait()
+
+
+async def raised_by(awaitable: Awaitable[Any]) -> BaseException:
+    """Await and return what the awaitable raised."""
+    with pytest.raises(BaseException) as info:  # noqa: PT011 - the caller checks the type
+        await awaitable
+    return info.value
+
+
+@contextlib.contextmanager
+def captured_loop_errors() -> Generator[list[dict[str, Any]], None, None]:
+    """Collect what the running loop's exception handler gets, after a final GC pass."""
+    loop = asyncio.get_running_loop()
+    seen: list[dict[str, Any]] = []
+    loop.set_exception_handler(lambda _loop, context: seen.append(context))
+    try:
+        yield seen
+        gc.collect()
+    finally:
+        loop.set_exception_handler(None)
+
+
+def only_this_task_is_left() -> bool:
+    return asyncio.all_tasks() == {asyncio.current_task()}
+
+
+# -- start-up ----------------------------------------------------------------------------
+
+
+async def test_both_sides_may_be_plain_functions_and_the_exercise_value_is_returned() -> None:
+    transport = ScriptedRealtimeTransport()
+
+    def scenario(ctx: RealtimeScenarioContext) -> None:
+        ctx.expect_call("interrupt")
+
+    def exercise() -> int:
+        transport.interrupt()
+        return 7
+
+    assert await transport.run_scenario(scenario=scenario, exercise=exercise) == 7
+    transport.assert_complete()
+
+
+async def test_scenario_runs_up_to_its_first_wait_before_the_exercise_starts() -> None:
+    transport = ScriptedRealtimeTransport()
+    order: list[str] = []
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        order.append("scenario registers")
+        await ctx.expect_call("interrupt")
+        order.append("scenario matched")
+
+    async def exercise() -> None:
+        order.append("exercise starts")
+        transport.interrupt()
+
+    runner = transport.run_scenario(scenario=scenario, exercise=exercise)
+    order.append("run_scenario called")
+    await runner
+
+    assert order == [
+        "run_scenario called",
+        "scenario registers",
+        "exercise starts",
+        "scenario matched",
+    ]
+
+
+async def test_a_sync_exercise_returning_an_awaitable_is_awaited() -> None:
+    transport = ScriptedRealtimeTransport()
+
+    def scenario(ctx: RealtimeScenarioContext) -> None:
+        ctx.expect_call("connect")
+
+    await transport.run_scenario(scenario=scenario, exercise=lambda: transport.connect({}))
+
+    assert transport.status == "connected"
+
+
+async def test_already_aborted_signal_fails_before_either_side_runs() -> None:
+    transport = ScriptedRealtimeTransport()
+    earlier = transport.expect_call("connect")
+    signal = threading.Event()
+    signal.set()
+    ran: list[str] = []
+
+    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
+        await transport.run_scenario(
+            scenario=lambda ctx: ran.append("scenario"),
+            exercise=lambda: ran.append("exercise"),
+            signal=signal,
+        )
+
+    assert info.value.pending_expectations == ({"order": 1, "method": "connect"},)
+    assert str(info.value) == (
+        "ScriptedRealtimeTransport scenario was cancelled with pending expectations: #1 connect."
+    )
+    assert ran == []
+    assert not earlier.done()
+    earlier.cancel()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error_type", "message"),
+    [
+        pytest.param(
+            {"scenario": None, "exercise": lambda: None},
+            TypeError,
+            "ScriptedRealtimeTransport.run_scenario() needs callable scenario and exercise "
+            "arguments.",
+            id="scenario-not-callable",
+        ),
+        pytest.param(
+            {"scenario": lambda ctx: None, "exercise": lambda: None, "timeout": -1},
+            ValueError,
+            "ScriptedRealtimeTransport.run_scenario() timeout must be a non-negative number "
+            "of seconds or None, got -1.",
+            id="negative-timeout",
+        ),
+        pytest.param(
+            {"scenario": lambda ctx: None, "exercise": lambda: None, "signal": object()},
+            TypeError,
+            "ScriptedRealtimeTransport.run_scenario() signal must be an asyncio.Event or have "
+            "an 'aborted' attribute or an 'is_set()' method, got object.",
+            id="signal-without-state",
+        ),
+    ],
+)
+async def test_invalid_run_arguments_are_refused(
+    kwargs: dict[str, Any], error_type: type[Exception], message: str
+) -> None:
+    transport = ScriptedRealtimeTransport()
+
+    with pytest.raises(error_type) as info:
+        await transport.run_scenario(**kwargs)
+
+    assert str(info.value) == message
+
+
+# -- ending a stuck run ------------------------------------------------------------------
+
+
+async def test_timeout_cancels_a_stuck_run_and_leaves_no_task_running() -> None:
+    transport = ScriptedRealtimeTransport()
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("connect")
+        await ctx.expect_call("close")  # never made
+
+    async def exercise() -> None:
+        await transport.connect({})
+        await forever()
+
+    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=exercise, timeout=0.2)
+
+    assert info.value.pending_expectations == ({"order": 2, "method": "close"},)
+    assert str(info.value) == (
+        "ScriptedRealtimeTransport scenario was cancelled with pending expectations: #2 close."
+    )
+    assert only_this_task_is_left()
+
+
+async def test_timeout_ends_a_run_whose_scenario_never_finishes_quietly() -> None:
+    transport = ScriptedRealtimeTransport()
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await forever()
+
+    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=lambda: None, timeout=0.05)
+
+    assert info.value.pending_expectations == ()
+    assert str(info.value) == "ScriptedRealtimeTransport scenario was cancelled."
+    assert only_this_task_is_left()
+
+
+async def test_asyncio_event_signal_ends_the_run_and_fails_pending_expectations() -> None:
+    transport = ScriptedRealtimeTransport()
+    outside = transport.expect_call("close")
+    signal = asyncio.Event()
+    seen_by_scenario: list[BaseException] = []
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        try:
+            await ctx.expect_call("connect")
+        except BaseException as error:
+            seen_by_scenario.append(error)
+            raise
+
+    async def exercise() -> None:
+        signal.set()
+        await forever()
+
+    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=exercise, signal=signal)
+
+    assert info.value.pending_expectations == (
+        {"order": 1, "method": "close"},
+        {"order": 2, "method": "connect"},
+    )
+    assert outside.exception() is info.value
+    assert seen_by_scenario == [info.value]
+    assert "pending_expectations=0" in repr(transport)
+    assert only_this_task_is_left()
+
+
+class AbortToken:
+    """A signal object that is neither an asyncio.Event nor a threading.Event."""
+
+    aborted = False
+
+
+@pytest.mark.parametrize("signal", [AbortToken(), threading.Event()], ids=["aborted", "is_set"])
+async def test_polled_signal_ends_the_run_promptly(signal: Any) -> None:
+    transport = ScriptedRealtimeTransport()
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("close")
+
+    async def exercise() -> None:
+        await asyncio.sleep(0.02)
+        if isinstance(signal, AbortToken):
+            signal.aborted = True
+        else:
+            signal.set()
+        await forever()
+
+    started = time.monotonic()
+    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=exercise, signal=signal)
+
+    assert time.monotonic() - started < 0.5
+    assert info.value.pending_expectations == ({"order": 1, "method": "close"},)
+    assert only_this_task_is_left()
+
+
+async def test_cancelling_the_caller_cancels_both_sides() -> None:
+    transport = ScriptedRealtimeTransport()
+    started: list[str] = []
+    stopped: list[str] = []
+
+    async def side(name: str, ctx: RealtimeScenarioContext | None = None) -> None:
+        started.append(name)
+        try:
+            if ctx is not None:
+                await ctx.expect_call("close")
+            await forever()
+        finally:
+            stopped.append(name)
+
+    runner = asyncio.ensure_future(
+        transport.run_scenario(
+            scenario=lambda ctx: side("scenario", ctx), exercise=lambda: side("exercise")
+        )
+    )
+    await settle()
+    runner.cancel()
+
+    with pytest.raises(asyncio.CancelledError):
+        await runner
+
+    assert started == ["scenario", "exercise"]
+    assert sorted(stopped) == ["exercise", "scenario"]
+    assert "pending_expectations=0" in repr(transport)
+    assert only_this_task_is_left()
+
+
+# -- one side fails ----------------------------------------------------------------------
+
+
+async def test_failed_run_expectation_ends_the_run_with_its_error() -> None:
+    transport = ScriptedRealtimeTransport()
+    exercise_errors: list[BaseException] = []
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("connect")
+
+    async def exercise() -> None:
+        try:
+            transport.interrupt()
+        except UnexpectedRealtimeCallError as error:
+            exercise_errors.append(error)
+            raise
+
+    with pytest.raises(UnexpectedRealtimeCallError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=exercise)
+
+    assert exercise_errors == [info.value]
+    assert (info.value.call_index, info.value.expected_method, info.value.actual_method) == (
+        0,
+        "connect",
+        "interrupt",
+    )
+
+
+async def test_matcher_rejection_ends_the_run_with_the_matcher_error() -> None:
+    transport = ScriptedRealtimeTransport()
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("send_message", lambda call: call.message == "Hello")
+
+    async def exercise() -> None:
+        with contextlib.suppress(RealtimeCallMatcherError):
+            transport.send_message("Bye")
+        await forever()
+
+    with pytest.raises(RealtimeCallMatcherError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=exercise)
+
+    assert (info.value.call_index, info.value.actual_method) == (0, "send_message")
+    assert only_this_task_is_left()
+
+
+async def test_scenario_error_ends_the_run_after_the_exercise_cleaned_up() -> None:
+    transport = ScriptedRealtimeTransport()
+    failure = RuntimeError("scenario broke")
+    cleaned_up: list[bool] = []
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("connect")
+        raise failure
+
+    async def exercise() -> None:
+        try:
+            await transport.connect({})
+            await forever()
+        finally:
+            transport.close()
+            cleaned_up.append(True)
+
+    with pytest.raises(RuntimeError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=exercise)
+
+    assert info.value is failure
+    assert cleaned_up == [True]
+    transport.assert_closed()
+    assert [call.method for call in transport.calls] == ["connect", "close"]
+
+
+async def test_exercise_error_ends_the_run_and_fails_the_scenario_expectations() -> None:
+    transport = ScriptedRealtimeTransport()
+    failure = RuntimeError("exercise broke")
+    pending: list[asyncio.Future[Any]] = []
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        pending.append(ctx.expect_call("connect"))
+        await pending[0]
+
+    async def exercise() -> None:
+        raise failure
+
+    with pytest.raises(RuntimeError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=exercise)
+
+    assert info.value is failure
+    assert pending[0].exception() is failure
+    assert only_this_task_is_left()
+
+
+async def test_scenario_that_catches_its_failed_expectation_still_fails_the_run() -> None:
+    transport = ScriptedRealtimeTransport()
+    caught: list[BaseException] = []
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        try:
+            await ctx.expect_call("send_event")
+        except UnexpectedRealtimeCallError as error:
+            caught.append(error)
+        await forever()
+
+    async def exercise() -> None:
+        with contextlib.suppress(UnexpectedRealtimeCallError):
+            transport.interrupt()
+
+    with pytest.raises(UnexpectedRealtimeCallError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=exercise)
+
+    assert caught == [info.value]
+
+
+async def test_failed_expectation_wins_over_the_exercise_error_that_follows_it() -> None:
+    transport = ScriptedRealtimeTransport()
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("send_event")
+
+    async def exercise() -> None:
+        with contextlib.suppress(UnexpectedRealtimeCallError):
+            transport.interrupt()
+        raise RuntimeError("exercise gave up")
+
+    with pytest.raises(UnexpectedRealtimeCallError):
+        await transport.run_scenario(scenario=scenario, exercise=exercise)
+
+
+async def test_caught_mismatch_of_an_outside_expectation_fails_the_final_check() -> None:
+    transport = ScriptedRealtimeTransport()
+    outside = transport.expect_call("send_event")
+    caught: list[BaseException] = []
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("interrupt")
+
+    async def exercise() -> None:
+        try:
+            transport.interrupt()
+        except UnexpectedRealtimeCallError as error:
+            caught.append(error)
+        transport.interrupt()
+
+    with pytest.raises(UnexpectedRealtimeCallError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=exercise)
+
+    assert outside.exception() is caught[0]
+    assert info.value is not caught[0]
+    assert (info.value.call_index, info.value.expected_method) == (0, "send_event")
+
+
+async def test_outside_expectations_failed_by_the_run_are_not_logged() -> None:
+    with captured_loop_errors() as seen:
+        transport = ScriptedRealtimeTransport()
+        transport.expect_call("close")
+
+        def scenario(ctx: RealtimeScenarioContext) -> None:
+            raise RuntimeError("scenario broke")
+
+        with pytest.raises(RuntimeError):
+            await transport.run_scenario(scenario=scenario, exercise=forever)
+        del transport
+
+    assert seen == []
+
+
+# -- one side finishes first -------------------------------------------------------------
+
+
+async def test_scenario_first_then_exercise_succeeds_with_the_exercise_value() -> None:
+    transport = ScriptedRealtimeTransport()
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("connect")
+
+    async def exercise() -> str:
+        await transport.connect({})
+        await settle()
+        return "connected"
+
+    assert await transport.run_scenario(scenario=scenario, exercise=exercise) == "connected"
+
+
+async def test_scenario_first_then_exercise_error_fails_the_run() -> None:
+    transport = ScriptedRealtimeTransport()
+    failure = RuntimeError("late failure")
+
+    async def exercise() -> None:
+        await settle()
+        raise failure
+
+    with pytest.raises(RuntimeError) as info:
+        await transport.run_scenario(scenario=lambda ctx: None, exercise=exercise)
+
+    assert info.value is failure
+
+
+async def test_extra_call_after_the_scenario_finished_fails_the_final_check() -> None:
+    transport = ScriptedRealtimeTransport()
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("connect")
+
+    async def exercise() -> None:
+        await transport.connect({})
+        await settle()
+        transport.mute(True)
+
+    with pytest.raises(IncompleteRealtimeScenarioError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=exercise)
+
+    assert info.value.unconsumed_calls == ({"index": 1, "method": "mute"},)
+
+
+async def test_unused_injected_failure_fails_the_final_check() -> None:
+    transport = ScriptedRealtimeTransport()
+    transport.fail_next_call("close", RuntimeError("never used"))
+
+    with pytest.raises(IncompleteRealtimeScenarioError) as info:
+        await transport.run_scenario(scenario=lambda ctx: None, exercise=lambda: None)
+
+    assert info.value.pending_failures == ({"method": "close", "count": 1},)
+    assert str(info.value) == (
+        "ScriptedRealtimeTransport scenario is incomplete: 0 unconsumed calls, "
+        "0 pending expectations, and 1 pending failure."
+    )
+
+
+async def test_exercise_finishing_with_pending_expectations_fails_at_once() -> None:
+    transport = ScriptedRealtimeTransport()
+    scenario_saw: list[BaseException] = []
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        try:
+            await ctx.expect_call("connect")
+            await ctx.expect_call("close")
+        except BaseException as error:
+            scenario_saw.append(error)
+            raise
+
+    async def exercise() -> None:
+        await transport.connect({})
+
+    with pytest.raises(IncompleteRealtimeScenarioError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=exercise)
+
+    assert info.value.pending_expectations == ({"order": 2, "method": "close"},)
+    assert str(info.value) == (
+        "ScriptedRealtimeTransport scenario is incomplete: 0 unconsumed calls, "
+        "1 pending expectation (#2 close), and 0 pending failures."
+    )
+    assert len(scenario_saw) == 1
+    assert only_this_task_is_left()
+
+
+async def test_exercise_first_without_pending_expectations_waits_for_the_scenario() -> None:
+    transport = ScriptedRealtimeTransport()
+    finished: list[str] = []
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("interrupt")
+        await settle()
+        finished.append("scenario")
+
+    def exercise() -> str:
+        transport.interrupt()
+        finished.append("exercise")
+        return "value"
+
+    assert await transport.run_scenario(scenario=scenario, exercise=exercise) == "value"
+    assert finished == ["exercise", "scenario"]
+
+
+async def test_expectation_registered_after_the_exercise_finished_fails_at_once() -> None:
+    transport = ScriptedRealtimeTransport()
+    late: list[asyncio.Future[Any]] = []
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("interrupt")
+        await settle()
+        late.append(ctx.expect_call("close"))
+        await late[0]
+
+    with pytest.raises(IncompleteRealtimeScenarioError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=transport.interrupt)
+
+    assert info.value.pending_expectations == ({"order": 2, "method": "close"},)
+    assert late[0].exception() is info.value
+
+
+async def test_expectation_after_the_exercise_finished_may_claim_a_buffered_call() -> None:
+    transport = ScriptedRealtimeTransport()
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("interrupt")
+        await settle()
+        await ctx.expect_call("mute", lambda call: call.muted is True)
+
+    def exercise() -> None:
+        transport.interrupt()
+        transport.mute(True)
+
+    await transport.run_scenario(scenario=scenario, exercise=exercise)
+
+    transport.assert_complete()
+
+
+async def test_scenario_error_after_the_exercise_finished_fails_the_run() -> None:
+    transport = ScriptedRealtimeTransport()
+    failure = RuntimeError("scenario broke late")
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await settle()
+        raise failure
+
+    with pytest.raises(RuntimeError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=lambda: None)
+
+    assert info.value is failure
+
+
+async def test_run_succeeds_without_checking_that_the_transport_is_closed() -> None:
+    transport = ScriptedRealtimeTransport()
+
+    def scenario(ctx: RealtimeScenarioContext) -> None:
+        ctx.expect_call("connect")
+
+    await transport.run_scenario(scenario=scenario, exercise=lambda: transport.connect({}))
+
+    assert transport.status == "connected"
+
+
+# -- the context after the run -----------------------------------------------------------
+
+
+async def test_context_expect_call_after_a_failed_run_fails_with_the_run_error() -> None:
+    transport = ScriptedRealtimeTransport()
+    contexts: list[RealtimeScenarioContext] = []
+
+    def scenario(ctx: RealtimeScenarioContext) -> None:
+        contexts.append(ctx)
+        raise RuntimeError("scenario broke")
+
+    with pytest.raises(RuntimeError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=forever)
+    late = contexts[0].expect_call("close")
+
+    assert late.exception() is info.value
+    assert "pending_expectations=0" in repr(transport)
+
+
+async def test_context_expect_call_after_a_successful_run_is_an_error() -> None:
+    transport = ScriptedRealtimeTransport()
+    contexts: list[RealtimeScenarioContext] = []
+
+    await transport.run_scenario(scenario=contexts.append, exercise=lambda: None)
+    late = contexts[0].expect_call("close")
+
+    error = await raised_by(late)
+    assert isinstance(error, RuntimeError)
+    assert str(error) == (
+        "ScriptedRealtimeTransport scenario run has already finished; use "
+        "transport.expect_call() after run_scenario()."
+    )
+
+
+async def test_context_emit_is_synchronous_and_works_after_the_run() -> None:
+    transport = ScriptedRealtimeTransport()
+    seen: list[str] = []
+    transport.on("turn_done", seen.append)
+    contexts: list[RealtimeScenarioContext] = []
+
+    def scenario(ctx: RealtimeScenarioContext) -> None:
+        contexts.append(ctx)
+        assert ctx.emit("turn_done", "during") is True
+        assert seen == ["during"]
+
+    await transport.run_scenario(scenario=scenario, exercise=lambda: None)
+    contexts[0].emit("turn_done", "after")
+
+    assert seen == ["during", "after"]
+
+
+async def test_transport_state_survives_a_failed_run_and_order_numbers_continue() -> None:
+    transport = ScriptedRealtimeTransport()
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("connect")
+        await forever()
+
+    async def exercise() -> None:
+        await transport.connect({})
+        await settle()
+        transport.mute(True)
+
+    with pytest.raises(ScriptedRealtimeScenarioCancelledError):
+        await transport.run_scenario(scenario=scenario, exercise=exercise, timeout=0.05)
+    with pytest.raises(IncompleteRealtimeScenarioError) as info:
+        transport.assert_complete()
+    leftover = transport.expect_call("mute")
+
+    assert info.value.unconsumed_calls == ({"index": 1, "method": "mute"},)
+    assert transport.status == "connected"
+    assert (await leftover).index == 1
+    transport.expect_call("close")
+    with pytest.raises(IncompleteRealtimeScenarioError) as later:
+        transport.assert_complete()
+    assert later.value.pending_expectations == ({"order": 3, "method": "close"},)
+    transport.close()
+
+
+# -- the guide's recipes, against a small session that uses the public transport API ----
+
+
+class VoiceSession:
+    """A minimal voice session: the application code these recipes test."""
+
+    def __init__(
+        self,
+        transport: ScriptedRealtimeTransport,
+        tools: dict[str, Callable[..., Awaitable[str]]] | None = None,
+    ) -> None:
+        self.transport = transport
+        self.tools = dict(tools or {})
+        self.history: list[dict[str, Any]] = []
+        self.status = "disconnected"
+        self.audio_started = False
+        self.interrupted = False
+        self.errors: list[BaseException] = []
+        self._tool_runs: set[asyncio.Task[None]] = set()
+        transport.on("connection_change", self._on_connection_change)
+        transport.on("item_update", self._on_item_update)
+        transport.on("audio", self._on_audio)
+        transport.on("audio_interrupted", self._on_audio_interrupted)
+        transport.on("function_call", self._on_function_call)
+        transport.on("error", self._on_error)
+
+    async def connect(self, *, api_key: str) -> None:
+        await self.transport.connect({"api_key": api_key, "model": "gpt-realtime"})
+
+    def send_message(self, text: str) -> None:
+        self.transport.send_message(text)
+
+    def interrupt(self) -> None:
+        self.transport.interrupt()
+
+    def close(self) -> None:
+        for run in self._tool_runs:
+            run.cancel()
+        self.transport.close()
+
+    def _on_connection_change(self, status: str) -> None:
+        self.status = status
+
+    def _on_item_update(self, item: dict[str, Any]) -> None:
+        for position, known in enumerate(self.history):
+            if known["item_id"] == item["item_id"]:
+                self.history[position] = item
+                return
+        self.history.append(item)
+
+    def _on_audio(self, event: dict[str, Any]) -> None:
+        self.audio_started = True
+
+    def _on_audio_interrupted(self, *args: Any) -> None:
+        self.interrupted = True
+
+    def _on_error(self, event: dict[str, Any]) -> None:
+        self.errors.append(event["error"])
+
+    def _on_function_call(self, event: dict[str, Any]) -> None:
+        # Listeners are synchronous: schedule the async tool and keep the task referenced.
+        run = asyncio.get_running_loop().create_task(self._run_tool(event))
+        self._tool_runs.add(run)
+        run.add_done_callback(self._tool_runs.discard)
+
+    async def _run_tool(self, event: dict[str, Any]) -> None:
+        tool = self.tools.get(event["name"])
+        if tool is None:
+            self.transport.send_function_call_output(event, "", False)
+            return
+        output = await tool(**json.loads(event["arguments"]))
+        self.transport.send_function_call_output(event, output, True)
+
+
+def message(item_id: str, role: str, text: str) -> dict[str, Any]:
+    kind = "input_text" if role == "user" else "output_text"
+    return {
+        "item_id": item_id,
+        "type": "message",
+        "role": role,
+        "status": "completed",
+        "content": [{"type": kind, "text": text}],
+    }
+
+
+async def test_recipe_two_turn_conversation_updates_session_history() -> None:
+    transport = ScriptedRealtimeTransport()
+    session = VoiceSession(transport)
+    conversation = [
+        message("user_1", "user", "Hello"),
+        message("assistant_1", "assistant", "Hi! How can I help?"),
+        message("user_2", "user", "What did I just say?"),
+        message("assistant_2", "assistant", "You said hello."),
+    ]
+    first_turn_delivered = asyncio.Event()
+    second_turn_delivered = asyncio.Event()
+
+    # The transport-facing side: match outbound calls, emit normalized inbound events.
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("connect")
+        await ctx.expect_call("send_message", lambda call: call.message == "Hello")
+        ctx.emit("item_update", conversation[0])
+        ctx.emit("item_update", conversation[1])
+        first_turn_delivered.set()
+
+        await ctx.expect_call("send_message", lambda call: call.message == "What did I just say?")
+        ctx.emit("item_update", conversation[2])
+        ctx.emit("item_update", conversation[3])
+        second_turn_delivered.set()
+
+        await ctx.expect_call("close")
+
+    # The application side: drive the session through its public API.
+    async def exercise() -> None:
+        try:
+            await session.connect(api_key="test")
+            session.send_message("Hello")
+            await first_turn_delivered.wait()
+            session.send_message("What did I just say?")
+            await second_turn_delivered.wait()
+        finally:
+            # Runs on success, and when a failed run cancels this side.
+            session.close()
+
+    await transport.run_scenario(scenario=scenario, exercise=exercise, timeout=5)
+
+    assert session.history == conversation
+    transport.assert_complete()
+    transport.assert_closed()
+
+
+async def test_recipe_function_tool_call_sends_the_tool_output() -> None:
+    looked_up: list[str] = []
+
+    async def lookup_order(order_id: str) -> str:
+        looked_up.append(order_id)
+        return f"Order {order_id} has shipped."
+
+    transport = ScriptedRealtimeTransport()
+    session = VoiceSession(transport, tools={"lookup_order": lookup_order})
+    tool_output_returned = asyncio.Event()
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("connect")
+
+        def asks_about_the_order(call: SendMessageCall) -> None:
+            assert call.message == "Where is order 123?"
+
+        await ctx.expect_call("send_message", asks_about_the_order)
+        # Script the model choosing the tool; the session runs the real tool.
+        ctx.emit("turn_started", {"type": "response_started"})
+        ctx.emit(
+            "function_call",
+            {
+                "type": "function_call",
+                "name": "lookup_order",
+                "call_id": "call_1",
+                "arguments": json.dumps({"order_id": "order_123"}),
+            },
+        )
+
+        def returns_the_tool_output(call: SendFunctionCallOutputCall) -> None:
+            assert call.tool_call["call_id"] == "call_1"
+            assert call.output == "Order order_123 has shipped."
+            assert call.start_response is True
+
+        await ctx.expect_call("send_function_call_output", returns_the_tool_output)
+        tool_output_returned.set()
+        await ctx.expect_call("close")
+
+    async def exercise() -> None:
+        try:
+            await session.connect(api_key="test")
+            session.send_message("Where is order 123?")
+            await tool_output_returned.wait()
+        finally:
+            session.close()
+
+    await transport.run_scenario(scenario=scenario, exercise=exercise, timeout=5)
+
+    assert looked_up == ["order_123"]
+    transport.assert_complete()
+    transport.assert_closed()
+
+
+async def test_recipe_wrong_tool_output_fails_the_run_with_the_matcher_assertion() -> None:
+    async def lookup_order(order_id: str) -> str:
+        return "Order not found."
+
+    transport = ScriptedRealtimeTransport()
+    session = VoiceSession(transport, tools={"lookup_order": lookup_order})
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("connect")
+        ctx.emit(
+            "function_call",
+            {
+                "type": "function_call",
+                "name": "lookup_order",
+                "call_id": "c",
+                "arguments": '{"order_id": "order_123"}',
+            },
+        )
+
+        def shipped(call: SendFunctionCallOutputCall) -> None:
+            assert call.output == "Order order_123 has shipped.", "unexpected tool output"
+
+        await ctx.expect_call("send_function_call_output", shipped)
+        await ctx.expect_call("close")
+
+    async def exercise() -> None:
+        try:
+            await session.connect(api_key="test")
+            await forever()
+        finally:
+            session.close()
+
+    with pytest.raises(AssertionError, match="unexpected tool output"):
+        await transport.run_scenario(scenario=scenario, exercise=exercise, timeout=5)
+
+    transport.assert_closed()
+    assert only_this_task_is_left()
+
+
+async def test_recipe_application_interrupt_is_sent_through_the_transport() -> None:
+    transport = ScriptedRealtimeTransport()
+    session = VoiceSession(transport)
+    ready_to_interrupt = asyncio.Event()
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("connect")
+        await ctx.expect_call("send_message")
+        # The start of an assistant utterance.
+        ctx.emit("turn_started", {"type": "response_started"})
+        ctx.emit("audio", {"type": "audio", "response_id": "response_1", "data": b"\x01\x02"})
+        # emit() is synchronous: the session has seen the audio already.
+        assert session.audio_started
+        ready_to_interrupt.set()
+
+        await ctx.expect_call("interrupt")
+        await ctx.expect_call("close")
+
+    async def exercise() -> None:
+        try:
+            await session.connect(api_key="test")
+            session.send_message("Tell me a long story")
+            await ready_to_interrupt.wait()
+            session.interrupt()  # e.g. a stop button
+        finally:
+            session.close()
+
+    await transport.run_scenario(scenario=scenario, exercise=exercise, timeout=5)
+
+    transport.assert_complete()
+    transport.assert_closed()
+
+
+async def test_recipe_interruption_notification_reaches_the_application() -> None:
+    transport = ScriptedRealtimeTransport()
+    session = VoiceSession(transport)
+
+    connect_call = transport.expect_call("connect")
+    await session.connect(api_key="test")
+    await connect_call
+
+    transport.emit("audio_interrupted")
+    assert session.interrupted
+
+    close_call = transport.expect_call("close")
+    session.close()
+    await close_call
+    transport.assert_complete()
+    transport.assert_closed()
+
+
+async def test_recipe_injected_failure_is_recorded_and_matched() -> None:
+    transport = ScriptedRealtimeTransport()
+    session = VoiceSession(transport)
+    failure = ConnectionError("connection failed")
+
+    # The failed attempt is still recorded, so it must satisfy the expectation.
+    transport.fail_next_call("connect", failure)
+    connect_call = transport.expect_call("connect")
+
+    with pytest.raises(ConnectionError) as info:
+        await session.connect(api_key="test")
+
+    assert info.value is failure
+    assert (await connect_call).method == "connect"
+    assert transport.status == "disconnected"
+    assert session.status == "disconnected"
+    transport.assert_complete()
+    transport.assert_closed()
+
+
+async def test_recipe_remote_disconnect_reaches_the_application_without_a_close() -> None:
+    transport = ScriptedRealtimeTransport()
+    session = VoiceSession(transport)
+    connect_call = transport.expect_call("connect")
+    await session.connect(api_key="test")
+    await connect_call
+    dropped = ConnectionResetError("server went away")
+
+    transport.disconnect(dropped)
+
+    assert session.status == "disconnected"
+    assert session.errors == [dropped]
+    assert [call.method for call in transport.calls] == ["connect"]
+    transport.assert_complete()
+    transport.assert_closed()
