@@ -48,6 +48,7 @@ from .model import RetryAdviceCallback as RetryAdviceCallback
 from .model import ScriptedModel as ScriptedModel
 from .model import ScriptedModelInput as ScriptedModelInput
 from .model import ScriptedModelStep as ScriptedModelStep
+from .model import ScriptedModelStream as ScriptedModelStream
 from .model import StreamResponder as StreamResponder
 from .model import StreamResponderStep as StreamResponderStep
 from .model import StreamStep as StreamStep
@@ -135,6 +136,7 @@ __all__ = [
     "ScriptedModelInput",
     "ScriptedModelRequestAbortedError",
     "ScriptedModelStep",
+    "ScriptedModelStream",
     "ScriptedRealtimeConnectionSupersededError",
     "ScriptedRealtimeScenarioCancelledError",
     "ScriptedRealtimeTransport",

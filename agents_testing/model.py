@@ -38,6 +38,7 @@ __all__ = [
     "ScriptedModel",
     "ScriptedModelInput",
     "ScriptedModelStep",
+    "ScriptedModelStream",
     "StreamResponder",
     "StreamResponderStep",
     "StreamStep",
@@ -525,14 +526,14 @@ class ScriptedModel:
         _check_abort(recorded, index)
         return response
 
-    def stream_response(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+    def stream_response(self, request: ModelRequest) -> ScriptedModelStream:
         """Serve a streaming call with the next step.
 
         The call is recorded and its step taken now; the returned iterator runs the step
         when it is first read. ``aclose()`` on the iterator closes the scripted source.
         """
         index, recorded, step = self._take(request, streamed=True)
-        return self._stream(request, index, recorded, step)
+        return ScriptedModelStream(self._stream(request, index, recorded, step), index, step.kind)
 
     def get_retry_advice(self, request: RetryAdviceRequest) -> ModelRetryAdvice | None:
         """Return the advice scripted with the error the runner asks about, once per raise.
@@ -640,7 +641,7 @@ class ScriptedModel:
 
     async def _stream(
         self, request: ModelRequest, index: int, recorded: ModelRequest, step: _Step
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> AsyncGenerator[StreamEvent, None]:
         _check_abort(request, index)
         if step.kind == "error":
             self._remember_error(step, request, streamed=True)
@@ -682,6 +683,42 @@ class ScriptedModel:
         for event in _automatic_events(response):
             _check_abort(request, index)
             yield event
+
+
+class ScriptedModelStream(AsyncIterator[StreamEvent]):
+    """The events of one streamed call, produced as they are read.
+
+    ``call_index`` and ``step_type`` are known when the call is made: adapters use
+    ``automatic`` to tell a response streamed for them (``response``/``responder`` steps)
+    from exact scripted events (``stream``/``stream_responder`` steps).
+    """
+
+    __slots__ = ("_events", "call_index", "step_type")
+
+    def __init__(
+        self, events: AsyncGenerator[StreamEvent, None], call_index: int, step_type: StepKind
+    ) -> None:
+        self._events = events
+        self.call_index = call_index
+        self.step_type: StepKind = step_type
+
+    @property
+    def automatic(self) -> bool:
+        """Return whether the events are generated from a response rather than scripted."""
+        return self.step_type in ("response", "responder")
+
+    def __aiter__(self) -> ScriptedModelStream:
+        return self
+
+    async def __anext__(self) -> StreamEvent:
+        return await self._events.__anext__()
+
+    async def aclose(self) -> None:
+        """Stop the stream and close its scripted source."""
+        await self._events.aclose()
+
+    def __repr__(self) -> str:
+        return f"<ScriptedModelStream call_index={self.call_index} step_type={self.step_type!r}>"
 
 
 def _same_inputs(a: ModelRequest, b: ModelRequest) -> bool:

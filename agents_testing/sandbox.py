@@ -83,7 +83,7 @@ DEFAULT_SANDBOX_INTERFACE: Mapping[str, SandboxMethodMode] = MappingProxyType(
 
 _Interface: TypeAlias = "type[Any] | Mapping[str, SandboxMethodMode] | None"
 
-_RESERVED_NAMES = frozenset({"calls", "remaining_steps", "assert_complete"})
+_RESERVED_NAMES = frozenset({"calls", "remaining_steps", "assert_complete", "invoke"})
 
 _Violation = TypeVar("_Violation", UnexpectedSandboxCallError, SandboxCallMatcherError)
 
@@ -150,7 +150,7 @@ class ScriptedSandboxSession:
     """An in-memory sandbox session whose scripted methods answer from one ordered script.
 
     Build one with :func:`scripted_sandbox_session`. Besides the scripted methods it has
-    ``calls``, ``remaining_steps`` and ``assert_complete``.
+    ``calls``, ``remaining_steps``, ``assert_complete`` and ``invoke``.
     """
 
     def __init__(
@@ -168,6 +168,7 @@ class ScriptedSandboxSession:
         self._calls: list[SandboxCall] = []
         self._violations: list[UnexpectedSandboxCallError | SandboxCallMatcherError] = []
         self._lock = threading.Lock()
+        self._modes = modes
         self._methods = tuple(dict.fromkeys(step.method for step in script))
         for method in self._methods:
             setattr(self, method, self._scripted_method(method, modes[method]))
@@ -187,6 +188,23 @@ class ScriptedSandboxSession:
     def remaining_steps(self) -> int:
         """The number of steps no call has taken yet."""
         return len(self._steps)
+
+    def invoke(self, method: str, /, *args: Any, **kwargs: Any) -> Any:
+        """Call ``method`` of the interface by name, whether or not the script names it.
+
+        For adapters whose own session type has every method: a call to a method the script
+        does not name is recorded and fails with ``UnexpectedSandboxCallError``, as a
+        scripted method called out of order does. Asynchronous methods return an awaitable.
+        """
+        mode = self._modes.get(method)
+        if mode is None:
+            raise ValueError(
+                f"{method!r} is not a method of this session's interface; "
+                f"known methods: {', '.join(sorted(self._modes))}"
+            )
+        if mode == "sync":
+            return self._run_step(method, args, kwargs)[1]
+        return self._start(method, args, kwargs)
 
     def assert_complete(self) -> None:
         """Fail if a call broke the script or a scripted step was never used.

@@ -815,7 +815,43 @@ def test_mapping_interface_refuses_a_mode_other_than_sync_or_async() -> None:
         scripted_sandbox_session(interface={"fetch": "await"})  # type: ignore[dict-item]
 
 
-@pytest.mark.parametrize("name", ["calls", "remaining_steps", "assert_complete"])
+async def test_invoke_serves_a_scripted_method_by_name() -> None:
+    session = scripted_sandbox_session(
+        [{"method": "exec_command", "result": "ok"}, {"method": "supports_pty", "result": True}]
+    )
+
+    assert await session.invoke("exec_command", {"cmd": "pwd"}) == "ok"
+    assert session.invoke("supports_pty") is True
+    assert [(call.method, call.args) for call in session.calls] == [
+        ("exec_command", ({"cmd": "pwd"},)),
+        ("supports_pty", ()),
+    ]
+
+
+async def test_invoke_records_an_unscripted_interface_method_as_unexpected() -> None:
+    session = scripted_sandbox_session([{"method": "exec_command", "result": "ok"}])
+    pending = session.invoke("read_file", {"path": "/a"})
+
+    with pytest.raises(UnexpectedSandboxCallError) as caught:
+        await pending
+
+    assert (caught.value.call_index, caught.value.actual_method) == (0, "read_file")
+    assert (caught.value.expected_method, caught.value.remaining_steps) == ("exec_command", 0)
+    assert not hasattr(session, "read_file")
+    with pytest.raises(UnexpectedSandboxCallError):
+        session.assert_complete()
+
+
+def test_invoke_refuses_a_name_outside_the_interface() -> None:
+    session = scripted_sandbox_session([])
+
+    with pytest.raises(ValueError, match="'fetch' is not a method"):
+        session.invoke("fetch")
+
+    assert session.calls == ()
+
+
+@pytest.mark.parametrize("name", ["calls", "remaining_steps", "assert_complete", "invoke"])
 def test_interface_refuses_names_the_session_itself_uses(name: str) -> None:
     with pytest.raises(ValueError, match=f"'{name}' clashes"):
         scripted_sandbox_session(interface={name: "sync"})
