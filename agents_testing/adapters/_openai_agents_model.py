@@ -1,0 +1,699 @@
+"""The model part of the OpenAI Agents SDK adapter (import it from ``openai_agents``).
+
+``openai_agents_model(model)`` wraps a core ``ScriptedModel`` as an ``agents.Model``: pass it to
+``Agent(model=...)`` or ``RunConfig(model=...)`` and keep asserting on the core object
+(``model.calls``, ``model.assert_complete()``). The adapter only translates: the SDK's call
+becomes a ``ModelRequest``, normalized output items become ``openai.types.responses`` objects,
+normalized stream events become Responses stream events, and retry advice goes both ways.
+
+Importing this module without ``openai-agents`` installed raises ``ImportError``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import itertools
+import typing
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from typing import Any, cast
+
+try:
+    import agents.usage as _agents_usage
+    from agents.agent_output import AgentOutputSchemaBase
+    from agents.handoffs import Handoff
+    from agents.items import ModelResponse, TResponseInputItem
+    from agents.model_settings import ModelSettings
+    from agents.models.interface import Model, ModelTracing
+    from agents.retry import ModelRetryAdvice, ModelRetryAdviceRequest
+    from agents.tool import Tool
+    from agents.usage import RequestUsage, Usage
+    from openai.types.responses import (
+        Response,
+        ResponseCompletedEvent,
+        ResponseContentPartAddedEvent,
+        ResponseContentPartDoneEvent,
+        ResponseCreatedEvent,
+        ResponseFunctionCallArgumentsDeltaEvent,
+        ResponseFunctionCallArgumentsDoneEvent,
+        ResponseFunctionToolCall,
+        ResponseInProgressEvent,
+        ResponseOutputItem,
+        ResponseOutputItemAddedEvent,
+        ResponseOutputItemDoneEvent,
+        ResponseOutputMessage,
+        ResponseOutputRefusal,
+        ResponseOutputText,
+        ResponseRefusalDeltaEvent,
+        ResponseRefusalDoneEvent,
+        ResponseStreamEvent,
+        ResponseTextDeltaEvent,
+        ResponseTextDoneEvent,
+        ResponseUsage,
+    )
+    from openai.types.responses.response_prompt_param import ResponsePromptParam
+    from openai.types.responses.response_text_delta_event import Logprob as DeltaLogprob
+    from openai.types.responses.response_text_done_event import Logprob as DoneLogprob
+    from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
+    from pydantic import BaseModel, TypeAdapter, ValidationError
+except ImportError as error:  # pragma: no cover - exercised in a subprocess by the tests
+    raise ImportError(
+        "agents_testing.adapters.openai_agents needs the OpenAI Agents SDK; install it with "
+        'pip install "agents-testing[openai-agents]"'
+    ) from error
+
+from .. import items as _core
+from ..model import ScriptedModel, ScriptedModelStream
+
+__all__ = ["openai_agents_model"]
+
+
+def openai_agents_model(model: ScriptedModel) -> Model:
+    """Return an ``agents.Model`` that answers every call from ``model``'s script.
+
+    Non-streamed calls return an ``agents.items.ModelResponse``; streamed calls yield Responses
+    stream events. A normal response step is streamed as ``response.created``,
+    ``response.in_progress``, per-item ``output_item``/``content_part``/``output_text`` events
+    and one final ``response.completed``. The events of an exact stream step
+    (``model_stream``) map one to one instead: ``response_started`` -> ``response.created``,
+    ``output_text_delta`` -> ``response.output_text.delta``, ``response_done`` ->
+    ``response.completed`` and ``model`` -> its ``event`` unchanged.
+
+    Normalized output items (dicts) become ``openai.types.responses`` objects; a missing
+    ``id`` is filled as ``"{prefix}_scripted_{call_index}_{output_index}"`` (``msg``, ``fc``,
+    ``rs`` or the item type), a missing required ``status`` as ``"completed"``, a missing
+    ``annotations`` list as ``[]``. Items that are already SDK objects are passed unchanged.
+    """
+    if not isinstance(model, ScriptedModel):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise TypeError(f"openai_agents_model expects a ScriptedModel, got {type(model).__name__}.")
+    return _ScriptedAgentsModel(model)
+
+
+@dataclasses.dataclass
+class _FailedCall:
+    """A call whose error the SDK may still ask retry advice about."""
+
+    error: BaseException
+    streamed: bool
+    request: _core.ModelRequest
+
+
+class _ScriptedAgentsModel(Model):
+    """An ``agents.Model`` whose answers come from a core ``ScriptedModel``."""
+
+    def __init__(self, model: ScriptedModel) -> None:
+        self._model = model
+        # The SDK asks for retry advice with the error only. Remembering which core request
+        # raised it lets the core match the advice to that exact call.
+        self._failed: list[_FailedCall] = []
+
+    def __repr__(self) -> str:
+        return f"openai_agents_model({self._model!r})"
+
+    async def get_response(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],  # noqa: A002 - the SDK's parameter name
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: AgentOutputSchemaBase | None,
+        handoffs: list[Handoff[Any, Any]],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None,
+        conversation_id: str | None,
+        prompt: ResponsePromptParam | None,
+    ) -> ModelResponse:
+        """Answer a non-streamed call with the next scripted step."""
+        # Nothing is awaited before the core takes the step, so a task the SDK cancels
+        # before it starts consumes no step, like an aborted request.
+        request = _core_request(
+            system_instructions,
+            input,
+            model_settings,
+            tools,
+            output_schema,
+            handoffs,
+            tracing,
+            previous_response_id=previous_response_id,
+            conversation_id=conversation_id,
+            prompt=prompt,
+        )
+        call_index = len(self._model.calls)
+        try:
+            response = await self._model.get_response(request)
+        except Exception as error:
+            self._failed.append(_FailedCall(error, False, request))
+            raise
+        return _sdk_model_response(response, call_index)
+
+    def stream_response(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],  # noqa: A002 - the SDK's parameter name
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: AgentOutputSchemaBase | None,
+        handoffs: list[Handoff[Any, Any]],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None,
+        conversation_id: str | None,
+        prompt: ResponsePromptParam | None,
+    ) -> AsyncIterator[ResponseStreamEvent]:
+        """Answer a streamed call with the next scripted step.
+
+        The call is recorded and its step taken now, as the core does; the events are
+        produced as the SDK reads them, and closing the iterator closes the scripted stream.
+        """
+        request = _core_request(
+            system_instructions,
+            input,
+            model_settings,
+            tools,
+            output_schema,
+            handoffs,
+            tracing,
+            previous_response_id=previous_response_id,
+            conversation_id=conversation_id,
+            prompt=prompt,
+        )
+        try:
+            events = self._model.stream_response(request)
+        except Exception as error:
+            self._failed.append(_FailedCall(error, True, request))
+            raise
+        return self._sdk_events(events, request, events.call_index, exact=not events.automatic)
+
+    def get_retry_advice(self, request: ModelRetryAdviceRequest) -> ModelRetryAdvice | None:
+        """Return the advice scripted with the failed call's error, in the SDK's type."""
+        advice = self._model.get_retry_advice(
+            _core.RetryAdviceRequest(
+                error=request.error,
+                stream=request.stream,
+                attempt=request.attempt,
+                request=self._take_failed_request(request.error, streamed=request.stream),
+            )
+        )
+        return _sdk_retry_advice(advice)
+
+    async def _sdk_events(
+        self,
+        events: ScriptedModelStream,
+        request: _core.ModelRequest,
+        call_index: int,
+        *,
+        exact: bool,
+    ) -> AsyncIterator[ResponseStreamEvent]:
+        try:
+            if exact:
+                translate = _ExactEventTranslator(call_index)
+                async for event in events:
+                    yield translate(event)
+            else:
+                # A normal step streams only once its response is known (the core computes
+                # it before the first event), so rendering from the final response loses
+                # nothing and lets every event carry the final item ids and indexes.
+                payload = await _response_done_payload(events)
+                for sdk_event in _rendered_events(_completed_response(payload, call_index)):
+                    yield sdk_event
+        except Exception as error:
+            self._failed.append(_FailedCall(error, True, request))
+            raise
+        finally:
+            await events.aclose()
+
+    def _take_failed_request(
+        self, error: BaseException, *, streamed: bool
+    ) -> _core.ModelRequest | None:
+        for position, failed in enumerate(self._failed):
+            if failed.error is error and failed.streamed is streamed:
+                del self._failed[position]
+                return failed.request
+        return None
+
+
+def _core_request(
+    system_instructions: str | None,
+    input: str | list[TResponseInputItem],  # noqa: A002 - the SDK's parameter name
+    model_settings: ModelSettings,
+    tools: list[Tool],
+    output_schema: AgentOutputSchemaBase | None,
+    handoffs: list[Handoff[Any, Any]],
+    tracing: ModelTracing,
+    *,
+    previous_response_id: str | None,
+    conversation_id: str | None,
+    prompt: ResponsePromptParam | None,
+) -> _core.ModelRequest:
+    """Build the core request from the SDK's call, keeping the SDK's own objects."""
+    settings = {
+        field.name: getattr(model_settings, field.name)
+        for field in dataclasses.fields(model_settings)
+    }
+    return _core.ModelRequest(
+        input=input,
+        system_instructions=system_instructions,
+        model_settings=settings,
+        tools=tools,
+        handoffs=handoffs,
+        output_type=output_schema,
+        tracing=tracing,
+        previous_response_id=previous_response_id,
+        conversation_id=conversation_id,
+        prompt=prompt,
+    )
+
+
+# Output items ------------------------------------------------------------------------------
+
+_ID_PREFIXES = {"message": "msg", "function_call": "fc", "reasoning": "rs"}
+
+
+@functools.cache
+def _output_item_adapter() -> TypeAdapter[ResponseOutputItem]:
+    return TypeAdapter(ResponseOutputItem)
+
+
+@functools.cache
+def _output_item_classes() -> dict[str, type[BaseModel]]:
+    """Map each Responses output item ``type`` to the model class that validates it."""
+    classes: dict[str, type[BaseModel]] = {}
+    pending: list[Any] = [ResponseOutputItem]
+    while pending:  # unwrap Annotated[Union[...], ...] without relying on its exact nesting
+        candidate = pending.pop()
+        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+            type_field = candidate.model_fields.get("type")
+            if type_field is not None:
+                for literal in typing.get_args(type_field.annotation):
+                    classes[literal] = candidate
+        else:
+            pending.extend(typing.get_args(candidate))
+    return classes
+
+
+def _sdk_output(items: Iterable[Any], call_index: int) -> list[ResponseOutputItem]:
+    return [_sdk_output_item(item, call_index, index) for index, item in enumerate(items)]
+
+
+def _sdk_output_item(item: Any, call_index: int, output_index: int) -> ResponseOutputItem:
+    """Convert one normalized output item into its ``openai.types.responses`` object."""
+    if not isinstance(item, Mapping):
+        return cast("ResponseOutputItem", item)  # already the SDK's object: keep it as it is
+    data = _without_unset(cast("Mapping[str, Any]", item), None)
+    item_type = data.get("type")
+    classes = _output_item_classes()
+    if not isinstance(item_type, str) or item_type not in classes:
+        raise ValueError(
+            f"ScriptedModel call #{call_index + 1} output item #{output_index + 1} has type "
+            f"{item_type!r}, which is not a Responses output item type; use one of "
+            f"{', '.join(sorted(classes))}."
+        )
+    item_class = classes[item_type]
+    data = _without_unset(data, item_class)
+    required = {name for name, field in item_class.model_fields.items() if field.is_required()}
+    if "id" in required and "id" not in data:
+        prefix = _ID_PREFIXES.get(item_type, item_type)
+        data["id"] = f"{prefix}_scripted_{call_index}_{output_index}"
+    if "call_id" in required and "call_id" not in data:
+        data["call_id"] = f"call_scripted_{call_index}_{output_index}"
+    if "status" in required and "status" not in data:
+        data["status"] = "completed"
+    if item_type == "message":
+        data.setdefault("role", "assistant")
+        content: Any = data.get("content")
+        if isinstance(content, list):
+            parts: list[Any] = content  # pyright: ignore[reportUnknownVariableType]
+            data["content"] = [_sdk_content_part(part) for part in parts]
+    elif item_type == "reasoning":
+        data.setdefault("summary", [])
+    try:
+        return _output_item_adapter().validate_python(data)
+    except ValidationError as error:
+        raise ValueError(
+            f"ScriptedModel call #{call_index + 1} output item #{output_index + 1} "
+            f"({item_type}) is not a valid openai-agents output item: {error}"
+        ) from error
+
+
+def _without_unset(item: Mapping[str, Any], item_class: type[BaseModel] | None) -> dict[str, Any]:
+    """Copy ``item`` without ``None`` values for keys the SDK type does not require.
+
+    The normalized builders write ``None`` for absent optional keys (``namespace``,
+    ``provider_data``); leaving them out keeps them unset on the SDK object, so the SDK's
+    replay of the item as the next turn's input does not grow ``None`` keys.
+    """
+    fields = item_class.model_fields if item_class is not None else {}
+    return {
+        key: value
+        for key, value in item.items()
+        if value is not None or (key in fields and fields[key].is_required())
+    }
+
+
+def _sdk_content_part(part: Any) -> Any:
+    if not isinstance(part, Mapping):
+        return part
+    data = _without_unset(cast("Mapping[str, Any]", part), None)
+    if data.get("type") == "output_text":
+        data.setdefault("annotations", [])
+    return data
+
+
+# Usage -------------------------------------------------------------------------------------
+
+
+def _summed_details(details: Any) -> dict[str, Any]:
+    """Add up token details, which the core keeps as one mapping per request."""
+    entries: Iterable[Any] = (
+        [details] if isinstance(details, Mapping) else cast("Iterable[Any]", details or ())
+    )
+    totals: dict[str, Any] = {}
+    for entry in entries:
+        for key, value in cast("Mapping[str, Any]", entry).items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                totals[key] = totals.get(key, 0) + value
+            elif value is not None:
+                totals.setdefault(key, value)
+    return totals
+
+
+def _input_details(details: Any) -> InputTokensDetails:
+    # Older openai releases lack cache_write_tokens; their models keep it as an extra field.
+    defaults = {"cached_tokens": 0, "cache_write_tokens": 0}
+    return InputTokensDetails.model_validate({**defaults, **_summed_details(details)})
+
+
+def _output_details(details: Any) -> OutputTokensDetails:
+    return OutputTokensDetails.model_validate({"reasoning_tokens": 0, **_summed_details(details)})
+
+
+def _tokens(usage: Mapping[str, Any]) -> tuple[int, int, int]:
+    input_tokens = usage.get("input_tokens") or 0
+    output_tokens = usage.get("output_tokens") or 0
+    total = usage.get("total_tokens")
+    return input_tokens, output_tokens, input_tokens + output_tokens if total is None else total
+
+
+def _sdk_usage(usage: Mapping[str, Any]) -> Usage:
+    """Build the SDK's usage from core usage fields (a ``Usage`` as a dict, or a payload)."""
+    input_tokens, output_tokens, total_tokens = _tokens(usage)
+    entries: list[RequestUsage] = []
+    for entry in cast("Iterable[Mapping[str, Any]]", usage.get("request_usage_entries") or ()):
+        entry_input, entry_output, entry_total = _tokens(entry)
+        entries.append(
+            RequestUsage(
+                input_tokens=entry_input,
+                output_tokens=entry_output,
+                total_tokens=entry_total,
+                input_tokens_details=_input_details(entry.get("input_tokens_details")),
+                output_tokens_details=_output_details(entry.get("output_tokens_details")),
+            )
+        )
+    requests = usage.get("requests")
+    return Usage(
+        requests=1 if requests is None else requests,
+        input_tokens=input_tokens,
+        input_tokens_details=_input_details(usage.get("input_tokens_details")),
+        output_tokens=output_tokens,
+        output_tokens_details=_output_details(usage.get("output_tokens_details")),
+        total_tokens=total_tokens,
+        request_usage_entries=entries,
+    )
+
+
+def _sdk_model_response(response: _core.ModelResponse, call_index: int) -> ModelResponse:
+    raw_usage: Any = response.raw_usage
+    return ModelResponse(
+        output=_sdk_output(response.output, call_index),
+        usage=_sdk_usage(dataclasses.asdict(response.usage)),
+        response_id=response.response_id,
+        request_id=response.request_id,
+        raw_usage=cast("dict[str, Any]", raw_usage) if isinstance(raw_usage, dict) else None,
+    )
+
+
+# Streaming ---------------------------------------------------------------------------------
+
+# The SDK reads a streamed response's request id from this attribute, which the openai client
+# sets from the response header; a scripted response has no header, so set it the same way.
+_REQUEST_ID_ATTRIBUTE = "_request_id"
+
+
+def _response(response_id: str, output: list[ResponseOutputItem], **fields: Any) -> Response:
+    return Response(
+        id=response_id,
+        created_at=0,
+        model="scripted",
+        object="response",
+        output=output,
+        parallel_tool_calls=False,
+        tool_choice="auto",
+        tools=[],
+        **fields,
+    )
+
+
+def _default_response_id(call_index: int) -> str:
+    # Same deterministic id the core gives a response that has none.
+    return f"scripted-response-{call_index + 1}"
+
+
+def _in_progress_response(response_id: str) -> Response:
+    return _response(response_id, [], status="in_progress")
+
+
+def _completed_response(payload: Mapping[str, Any], call_index: int) -> Response:
+    """Build the ``response.completed`` response from a core ``response_done`` payload."""
+    usage = _sdk_usage(cast("Mapping[str, Any]", payload.get("usage") or {}))
+    response_usage = ResponseUsage(
+        input_tokens=usage.input_tokens,
+        input_tokens_details=usage.input_tokens_details,
+        output_tokens=usage.output_tokens,
+        output_tokens_details=usage.output_tokens_details,
+        total_tokens=usage.total_tokens,
+    )
+    # ResponseUsage has no request count or per-request entries. The SDK's own scripted model
+    # attaches the full Usage through this hook, which the runner prefers when present; without
+    # it (another SDK version) the runner still counts the tokens and one request.
+    attach_usage = getattr(_agents_usage, "_attach_normalized_usage", None)
+    if callable(attach_usage):
+        attach_usage(response_usage, usage)
+    response_id = payload.get("id")
+    response = _response(
+        _default_response_id(call_index) if response_id is None else response_id,
+        _sdk_output(cast("Iterable[Any]", payload.get("output") or ()), call_index),
+        status="completed",
+        usage=response_usage,
+    )
+    request_id = payload.get("request_id")
+    if request_id is not None:
+        setattr(response, _REQUEST_ID_ATTRIBUTE, request_id)
+    raw_usage = payload.get("raw_usage")
+    attach_raw_usage = getattr(_agents_usage, "_attach_raw_usage_snapshot", None)
+    if raw_usage is not None and callable(attach_raw_usage):
+        # The runner reads a streamed response's raw usage only from this hook.
+        attach_raw_usage(response, raw_usage)
+    return response
+
+
+async def _response_done_payload(events: AsyncIterator[_core.StreamEvent]) -> Mapping[str, Any]:
+    """Read a normal step's events up to its ``response_done`` and return that payload."""
+    async for event in events:
+        fields = cast("Mapping[str, Any]", event)
+        if fields.get("type") == "response_done":
+            return cast("Mapping[str, Any]", fields.get("response") or {})
+    return {}
+
+
+def _rendered_events(response: Response) -> Iterator[ResponseStreamEvent]:
+    """Render a completed response as the Responses stream that would have produced it."""
+    sequence = itertools.count()
+    yield ResponseCreatedEvent(
+        type="response.created",
+        response=_in_progress_response(response.id),
+        sequence_number=next(sequence),
+    )
+    yield ResponseInProgressEvent(
+        type="response.in_progress",
+        response=_in_progress_response(response.id),
+        sequence_number=next(sequence),
+    )
+    for output_index, item in enumerate(response.output):
+        yield ResponseOutputItemAddedEvent(
+            type="response.output_item.added",
+            item=_in_progress_item(item),
+            output_index=output_index,
+            sequence_number=next(sequence),
+        )
+        if isinstance(item, ResponseOutputMessage):
+            yield from _message_events(item, output_index, sequence)
+        elif isinstance(item, ResponseFunctionToolCall):
+            item_id = item.id or item.call_id
+            yield ResponseFunctionCallArgumentsDeltaEvent(
+                type="response.function_call_arguments.delta",
+                delta=item.arguments,
+                item_id=item_id,
+                output_index=output_index,
+                sequence_number=next(sequence),
+            )
+            yield ResponseFunctionCallArgumentsDoneEvent(
+                type="response.function_call_arguments.done",
+                arguments=item.arguments,
+                item_id=item_id,
+                output_index=output_index,
+                sequence_number=next(sequence),
+            )
+        # Events carry copies, so a consumer that edits one cannot change the final response.
+        yield ResponseOutputItemDoneEvent(
+            type="response.output_item.done",
+            item=item.model_copy(deep=True),
+            output_index=output_index,
+            sequence_number=next(sequence),
+        )
+    yield ResponseCompletedEvent(
+        type="response.completed", response=response, sequence_number=next(sequence)
+    )
+
+
+def _in_progress_item(item: ResponseOutputItem) -> ResponseOutputItem:
+    if isinstance(item, ResponseOutputMessage):
+        return item.model_copy(update={"content": [], "status": "in_progress"}, deep=True)
+    if isinstance(item, ResponseFunctionToolCall):
+        return item.model_copy(update={"arguments": "", "status": "in_progress"}, deep=True)
+    return item.model_copy(deep=True)
+
+
+def _message_events(
+    message: ResponseOutputMessage, output_index: int, sequence: Iterator[int]
+) -> Iterator[ResponseStreamEvent]:
+    for content_index, part in enumerate(message.content):
+        where: dict[str, Any] = {
+            "item_id": message.id,
+            "output_index": output_index,
+            "content_index": content_index,
+        }
+        if isinstance(part, ResponseOutputText):
+            yield ResponseContentPartAddedEvent(
+                type="response.content_part.added",
+                part=ResponseOutputText(type="output_text", text="", annotations=[]),
+                sequence_number=next(sequence),
+                **where,
+            )
+            logprobs = [entry.model_dump() for entry in part.logprobs or ()]
+            yield ResponseTextDeltaEvent(
+                type="response.output_text.delta",
+                delta=part.text,
+                logprobs=[DeltaLogprob.model_validate(entry) for entry in logprobs],
+                sequence_number=next(sequence),
+                **where,
+            )
+            yield ResponseTextDoneEvent(
+                type="response.output_text.done",
+                text=part.text,
+                logprobs=[DoneLogprob.model_validate(entry) for entry in logprobs],
+                sequence_number=next(sequence),
+                **where,
+            )
+        else:
+            yield ResponseContentPartAddedEvent(
+                type="response.content_part.added",
+                part=ResponseOutputRefusal(type="refusal", refusal=""),
+                sequence_number=next(sequence),
+                **where,
+            )
+            yield ResponseRefusalDeltaEvent(
+                type="response.refusal.delta",
+                delta=part.refusal,
+                sequence_number=next(sequence),
+                **where,
+            )
+            yield ResponseRefusalDoneEvent(
+                type="response.refusal.done",
+                refusal=part.refusal,
+                sequence_number=next(sequence),
+                **where,
+            )
+        yield ResponseContentPartDoneEvent(
+            type="response.content_part.done",
+            part=part.model_copy(deep=True),
+            sequence_number=next(sequence),
+            **where,
+        )
+
+
+class _ExactEventTranslator:
+    """Translate an exact stream's normalized events one to one, numbering them in order."""
+
+    def __init__(self, call_index: int) -> None:
+        self._call_index = call_index
+        self._sequence = itertools.count()
+        # A text delta names its item but not its position: number items by first appearance.
+        self._output_indexes: dict[str | None, int] = {}
+
+    def __call__(self, event: Any) -> ResponseStreamEvent:
+        sequence_number = next(self._sequence)
+        if not isinstance(event, Mapping):
+            raise TypeError(
+                f"ScriptedModel call #{self._call_index + 1} streamed {type(event).__name__}, "
+                'not a normalized stream event; wrap SDK events as {"type": "model", "event": ...}.'
+            )
+        fields = cast("Mapping[str, Any]", event)
+        kind = fields.get("type")
+        if kind == "model":
+            if "event" not in fields:
+                raise ValueError(
+                    f"ScriptedModel call #{self._call_index + 1} streamed a model event "
+                    'without its "event"; the SDK needs the event to pass on.'
+                )
+            return cast("ResponseStreamEvent", fields["event"])
+        if kind == "response_started":
+            return ResponseCreatedEvent(
+                type="response.created",
+                response=_in_progress_response(_default_response_id(self._call_index)),
+                sequence_number=sequence_number,
+            )
+        if kind == "output_text_delta":
+            item_id: str | None = fields.get("item_id")
+            output_index = self._output_indexes.setdefault(item_id, len(self._output_indexes))
+            return ResponseTextDeltaEvent(
+                type="response.output_text.delta",
+                # Without an id, name the item as the completed message at that index will be.
+                item_id=item_id or f"msg_scripted_{self._call_index}_{output_index}",
+                output_index=output_index,
+                content_index=0,
+                delta=fields.get("delta") or "",
+                logprobs=[],
+                sequence_number=sequence_number,
+            )
+        if kind == "response_done":
+            payload = cast("Mapping[str, Any]", fields.get("response") or {})
+            return ResponseCompletedEvent(
+                type="response.completed",
+                response=_completed_response(payload, self._call_index),
+                sequence_number=sequence_number,
+            )
+        raise ValueError(
+            f"ScriptedModel call #{self._call_index + 1} streamed an event of type {kind!r}; "
+            "use response_started, output_text_delta, response_done or model."
+        )
+
+
+# Retry -------------------------------------------------------------------------------------
+
+
+def _sdk_retry_advice(advice: Any) -> ModelRetryAdvice | None:
+    if advice is None or isinstance(advice, ModelRetryAdvice):
+        return advice  # no advice, or the SDK's own type returned by a callback
+    if not isinstance(advice, _core.ModelRetryAdvice):
+        raise TypeError(
+            "ScriptedModel retry advice must be a ModelRetryAdvice or None, "
+            f"got {type(advice).__name__}."
+        )
+    return ModelRetryAdvice(
+        suggested=advice.suggested,
+        retry_after=advice.retry_after,
+        replay_safety=advice.replay_safety,
+        reason=advice.reason,
+        response_started=bool(advice.response_started),
+    )

@@ -1,0 +1,26 @@
+"""Plug the agents-testing doubles into the OpenAI Agents SDK (``openai-agents`` >= 0.24).
+
+- ``openai_agents_model(model)`` wraps a core ``ScriptedModel`` as an ``agents.Model`` for
+  ``Agent(model=...)`` or ``RunConfig(model=...)``.
+- ``openai_agents_sandbox_session(steps)`` is a ``BaseSandboxSession`` for
+  ``RunConfig(sandbox=SandboxRunConfig(session=...))``, scripted with the SDK's own method
+  names.
+
+Keep asserting on the core objects (``calls``, ``assert_complete()``): the adapters only
+translate between the SDK's types and the normalized ones. Importing this module without
+``openai-agents`` installed raises ``ImportError`` naming the extra to install.
+"""
+
+from ._openai_agents_model import openai_agents_model as openai_agents_model
+from ._openai_agents_sandbox import (
+    OPENAI_AGENTS_SANDBOX_INTERFACE as OPENAI_AGENTS_SANDBOX_INTERFACE,
+)
+from ._openai_agents_sandbox import OpenAIAgentsSandboxSession as OpenAIAgentsSandboxSession
+from ._openai_agents_sandbox import openai_agents_sandbox_session as openai_agents_sandbox_session
+
+__all__ = [
+    "OPENAI_AGENTS_SANDBOX_INTERFACE",
+    "OpenAIAgentsSandboxSession",
+    "openai_agents_model",
+    "openai_agents_sandbox_session",
+]
