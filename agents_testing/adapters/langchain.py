@@ -1,0 +1,566 @@
+"""LangChain adapter: a ``BaseChatModel`` that answers from a ``ScriptedModel``.
+
+``langchain_chat_model(model)`` plugs the core double into anything that takes a LangChain
+chat model (a hand-written tool loop, LangGraph's prebuilt agent, ``langchain.agents``).
+The core ``ScriptedModel`` stays the object the test inspects: every call is recorded there
+as a ``ModelRequest`` of normalized items, and every scripted step is served from there.
+
+Requests:
+
+- Leading ``SystemMessage``\\ s become ``system_instructions`` (joined by a blank line); a
+  system message later in the conversation stays in ``input`` as a ``system`` message item,
+  where it was sent.
+- ``HumanMessage`` -> ``{"type": "message", "role": "user", "content": ...}``; text stays a
+  ``str``, a list of content blocks keeps its blocks (``text`` blocks become ``input_text``).
+- ``AIMessage`` -> an assistant message item for its text, then one ``function_call`` item
+  per tool call. LangChain keeps tool arguments as a parsed ``dict``, so ``arguments`` is
+  that dict re-serialized as compact JSON, not the string the model originally sent.
+- ``ToolMessage`` -> ``{"type": "function_call_output", "call_id", "output"}``.
+- ``ChatMessage`` -> a message item with its own role.
+- ``tools`` holds the OpenAI-format schemas from ``bind_tools``; ``model_settings`` holds the
+  other bound or call keyword arguments (``tool_choice``, ``stop``, ...); ``extra["messages"]``
+  holds the LangChain messages as they were sent.
+
+Responses: assistant text becomes ``AIMessage.content``, ``function_call`` items become
+``tool_calls`` (arguments parsed; unparseable ones become ``invalid_tool_calls``), ``Usage``
+becomes ``usage_metadata`` and the response's ids go in ``response_metadata``. Streams become
+``AIMessageChunk``\\ s: text deltas, one ``tool_call_chunks`` entry per call (with the exact
+argument string) and a last chunk with usage and ids.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from types import TracebackType
+from typing import Any, TypeVar, cast
+
+try:
+    from langchain_core.callbacks import (
+        AsyncCallbackManagerForLLMRun,
+        CallbackManagerForLLMRun,
+    )
+    from langchain_core.language_models import BaseChatModel, LanguageModelInput
+    from langchain_core.messages import (
+        AIMessage,
+        AIMessageChunk,
+        BaseMessage,
+        ChatMessage,
+        HumanMessage,
+        InvalidToolCall,
+        SystemMessage,
+        ToolCall,
+        ToolCallChunk,
+        ToolMessage,
+    )
+    from langchain_core.messages.ai import UsageMetadata
+    from langchain_core.messages.tool import invalid_tool_call, tool_call, tool_call_chunk
+    from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+    from langchain_core.runnables import Runnable
+    from langchain_core.tools import BaseTool
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+except ImportError as error:  # pragma: no cover - exercised by a test that hides langchain-core
+    raise ImportError(
+        "agents_testing.adapters.langchain needs langchain-core>=0.3: "
+        f'pip install "agents-testing[langchain]" ({error})'
+    ) from error
+
+from ..items import ModelRequest, ModelResponse, assistant_message, function_call
+from ..model import ScriptedModel
+
+__all__ = ["ScriptedChatModel", "langchain_chat_model"]
+
+_T = TypeVar("_T")
+
+# OpenAI-style detail names in the core's usage -> LangChain's standard detail names.
+_INPUT_DETAIL_NAMES = {"cached_tokens": "cache_read"}
+_OUTPUT_DETAIL_NAMES = {"reasoning_tokens": "reasoning"}
+
+
+def langchain_chat_model(model: ScriptedModel) -> ScriptedChatModel:
+    """Return a LangChain chat model that records into and answers from ``model``."""
+    if not isinstance(model, ScriptedModel):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise TypeError(
+            f"langchain_chat_model expects a ScriptedModel, got {type(model).__name__}."
+        )
+    return ScriptedChatModel(scripted_model=model)
+
+
+class ScriptedChatModel(BaseChatModel):
+    """A LangChain chat model backed by a core ``ScriptedModel``.
+
+    Build it with ``langchain_chat_model``. ``invoke``/``ainvoke``/``batch`` are
+    non-streamed calls of the core model; ``stream``/``astream`` (and runs that stream
+    tokens, such as LangGraph's ``stream_mode="messages"``) are streamed calls.
+    """
+
+    scripted_model: ScriptedModel
+    """The core double every call records into and takes its step from."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "agents-testing-scripted"
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> ScriptedChatModel:
+        # A copied chat model must keep recording into the core object the test inspects.
+        memo = {} if memo is None else memo
+        memo[id(self.scripted_model)] = self.scripted_model
+        return super().__deepcopy__(memo)
+
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
+        *,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """Bind tools as OpenAI-format schemas; each call records them in ``request.tools``."""
+        if tool_choice is not None:
+            kwargs["tool_choice"] = tool_choice
+        return self.bind(tools=[convert_to_openai_tool(tool) for tool in tools], **kwargs)
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        """Serve a sync non-streamed call: run the core call to completion in this thread."""
+        request = _model_request(messages, stop, kwargs)
+        with _SyncRunner() as runner:
+            response = runner.run(self.scripted_model.get_response(request))
+        return _chat_result(response)
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        """Serve an async non-streamed call."""
+        request = _model_request(messages, stop, kwargs)
+        return _chat_result(await self.scripted_model.get_response(request))
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        """Serve a sync streamed call, reading the core stream one event at a time."""
+        events = self.scripted_model.stream_response(_model_request(messages, stop, kwargs))
+        chunks = _ChunkTranslator()
+        with _SyncRunner() as runner:
+            try:
+                while True:
+                    try:
+                        event = runner.run(_next_event(events))
+                    except StopAsyncIteration:
+                        return
+                    yield from chunks.translate(event)
+            finally:
+                # Runs on an early exit too, so the scripted source is closed on our loop.
+                runner.run(_close(events))
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        """Serve an async streamed call."""
+        events = self.scripted_model.stream_response(_model_request(messages, stop, kwargs))
+        chunks = _ChunkTranslator()
+        try:
+            async for event in events:
+                for chunk in chunks.translate(event):
+                    yield chunk
+        finally:
+            await _close(events)
+
+
+# -- requests ---------------------------------------------------------------------------
+
+
+def _model_request(
+    messages: Sequence[BaseMessage], stop: list[str] | None, kwargs: Mapping[str, Any]
+) -> ModelRequest:
+    settings = dict(kwargs)
+    tools = settings.pop("tools", None) or ()
+    if stop is not None:
+        settings["stop"] = stop
+    system: list[str] = []
+    items: list[Any] = []
+    for message in messages:
+        if isinstance(message, SystemMessage) and not items:
+            system.append(_text(message.content))
+        else:
+            items.extend(_input_items(message))
+    return ModelRequest(
+        input=items,
+        system_instructions="\n\n".join(system) if system else None,
+        model_settings=settings,
+        tools=list(tools),
+        extra={"messages": list(messages)},
+    )
+
+
+def _input_items(message: BaseMessage) -> list[Any]:
+    if isinstance(message, HumanMessage):
+        return [{"type": "message", "role": "user", "content": _user_content(message.content)}]
+    if isinstance(message, AIMessage):
+        return _assistant_items(message)
+    if isinstance(message, ToolMessage):
+        return [
+            {
+                "type": "function_call_output",
+                "call_id": message.tool_call_id,
+                "output": message.content,
+            }
+        ]
+    if isinstance(message, SystemMessage):
+        return [{"type": "message", "role": "system", "content": _text(message.content)}]
+    if isinstance(message, ChatMessage):
+        return [{"type": "message", "role": message.role, "content": message.content}]
+    raise TypeError(
+        f"the LangChain adapter cannot record a {type(message).__name__}; send "
+        "SystemMessage, HumanMessage, AIMessage, ToolMessage or ChatMessage."
+    )
+
+
+def _assistant_items(message: AIMessage) -> list[Any]:
+    items: list[Any] = []
+    text = _text(message.content)
+    if text:
+        items.append(assistant_message(text))
+    for call in message.tool_calls:
+        # LangChain only keeps the parsed dict; function_call writes it as compact JSON.
+        items.append(function_call(call["name"], call["args"], call_id=call["id"] or ""))
+    for invalid in message.invalid_tool_calls:
+        # An unparseable call still has its original argument string: keep it verbatim.
+        items.append(
+            function_call(invalid["name"] or "", invalid["args"] or "", call_id=invalid["id"] or "")
+        )
+    return items
+
+
+def _user_content(content: str | list[str | dict[Any, Any]]) -> Any:
+    if isinstance(content, str):
+        return content
+    parts: list[Any] = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append({"type": "input_text", "text": block})
+        elif block.get("type") == "text" and isinstance(block.get("text"), str):
+            parts.append({"type": "input_text", "text": block["text"]})
+        else:
+            parts.append(block)
+    return parts
+
+
+def _text(content: str | list[str | dict[Any, Any]]) -> str:
+    if isinstance(content, str):
+        return content
+    texts: list[str] = []
+    for block in content:
+        if isinstance(block, str):
+            texts.append(block)
+        elif block.get("type") == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+    return "".join(texts)
+
+
+# -- responses --------------------------------------------------------------------------
+
+
+def _chat_result(response: ModelResponse) -> ChatResult:
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    invalid: list[InvalidToolCall] = []
+    for item in _mappings(response.output):
+        if _is_assistant_message(item):
+            texts.extend(_output_texts(item))
+        elif item.get("type") == "function_call":
+            name, call_id = str(item.get("name") or ""), item.get("call_id")
+            arguments = _arguments(item)
+            args, problem = _parsed_arguments(arguments)
+            if args is None:
+                invalid.append(
+                    invalid_tool_call(name=name, args=arguments, id=call_id, error=problem)
+                )
+            else:
+                calls.append(tool_call(name=name, args=args, id=call_id))
+    message = AIMessage(
+        content="".join(texts),
+        tool_calls=calls,
+        invalid_tool_calls=invalid,
+        usage_metadata=_usage_metadata(
+            response.usage.input_tokens,
+            response.usage.output_tokens,
+            response.usage.total_tokens,
+            response.usage.input_tokens_details,
+            response.usage.output_tokens_details,
+        ),
+        response_metadata=_response_metadata(response.response_id, response.request_id),
+    )
+    return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def _parsed_arguments(arguments: str) -> tuple[dict[str, Any] | None, str | None]:
+    """Return the parsed arguments, or ``None`` and why they are not a JSON object."""
+    try:
+        # An empty string means "no arguments", as LangChain's chunk parser reads it.
+        args: Any = json.loads(arguments) if arguments else {}
+    except ValueError as error:
+        return None, str(error)
+    if not isinstance(args, dict):
+        return None, "arguments are not a JSON object"
+    return cast("dict[str, Any]", args), None
+
+
+def _arguments(item: Mapping[str, Any]) -> str:
+    arguments = item.get("arguments")
+    if isinstance(arguments, str):
+        return arguments
+    if arguments is None:
+        return ""
+    # A hand-written item may hold a dict: write it the way function_call() does.
+    return json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
+
+
+def _usage_metadata(
+    input_tokens: int,
+    output_tokens: int,
+    total_tokens: int | None,
+    input_details: Sequence[Mapping[str, Any]] | None,
+    output_details: Sequence[Mapping[str, Any]] | None,
+) -> UsageMetadata:
+    usage: dict[str, Any] = {
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "total_tokens": input_tokens + output_tokens if total_tokens is None else total_tokens,
+    }
+    if details := _token_details(input_details, _INPUT_DETAIL_NAMES):
+        usage["input_token_details"] = details
+    if details := _token_details(output_details, _OUTPUT_DETAIL_NAMES):
+        usage["output_token_details"] = details
+    return cast("UsageMetadata", usage)
+
+
+def _token_details(
+    entries: Sequence[Mapping[str, Any]] | None, names: Mapping[str, str]
+) -> dict[str, int]:
+    # The core keeps one details mapping per request; LangChain wants their sum.
+    details: dict[str, int] = {}
+    for entry in entries or ():
+        for key, value in entry.items():
+            if isinstance(value, int) and not isinstance(value, bool):
+                name = names.get(key, key)
+                details[name] = details.get(name, 0) + value
+    return details
+
+
+def _response_metadata(response_id: str | None, request_id: str | None) -> dict[str, Any]:
+    # The message id is left to LangChain: LangGraph merges messages by id, and two scripted
+    # responses may share a response_id (two models, or a reused ModelResponse).
+    metadata: dict[str, Any] = {}
+    if response_id is not None:
+        metadata["response_id"] = response_id
+    if request_id is not None:
+        metadata["request_id"] = request_id
+    return metadata
+
+
+def _mappings(items: Any) -> Iterator[Mapping[str, Any]]:
+    if isinstance(items, list):
+        listed: list[Any] = items  # pyright: ignore[reportUnknownVariableType]
+        for item in listed:
+            if isinstance(item, Mapping):
+                yield cast("Mapping[str, Any]", item)
+
+
+def _is_assistant_message(item: Mapping[str, Any]) -> bool:
+    return item.get("type") == "message" and item.get("role") == "assistant"
+
+
+def _output_texts(item: Mapping[str, Any]) -> Iterator[str]:
+    # The same parts the core's automatic stream turns into text deltas, so a streamed and
+    # a plain call of one script give the same text.
+    for part in _mappings(item.get("content")):
+        if part.get("type") == "output_text" and isinstance(part.get("text"), str):
+            yield part["text"]
+
+
+# -- streaming --------------------------------------------------------------------------
+
+
+class _ChunkTranslator:
+    """Turn one call's core stream events into LangChain generation chunks."""
+
+    def __init__(self) -> None:
+        self._sent_text = False
+        self._sent_tool_calls = 0
+
+    def translate(self, event: Any) -> Iterator[ChatGenerationChunk]:
+        """Yield the chunks for one stream event."""
+        fields: Mapping[str, Any] = event if isinstance(event, Mapping) else {}  # pyright: ignore[reportUnknownVariableType]
+        kind = fields.get("type")
+        if kind == "response_started":
+            return
+        if kind == "output_text_delta":
+            self._sent_text = True
+            yield _chunk(AIMessageChunk(content=str(fields["delta"])))
+        elif kind == "response_done":
+            yield from self._done(fields["response"])
+        elif kind == "model":
+            yield self._raw(fields["event"])
+        else:
+            # Name the event by its type only: some LangChain versions warn in a chunk's repr.
+            what = (
+                f"a {kind!r} event"
+                if isinstance(event, Mapping)
+                else f"a bare {type(event).__name__}"
+            )
+            raise TypeError(
+                f"the LangChain adapter cannot stream {what}: script output_text_delta or "
+                'response_done events, or {"type": "model", "event": <AIMessageChunk>}.'
+            )
+
+    def _raw(self, event: Any) -> ChatGenerationChunk:
+        if isinstance(event, AIMessageChunk):
+            event = _chunk(event)
+        if not isinstance(event, ChatGenerationChunk):
+            raise TypeError(
+                "a model event for the LangChain adapter carries an AIMessageChunk or a "
+                f"ChatGenerationChunk, got {type(event).__name__}."
+            )
+        self._sent_text = self._sent_text or bool(event.message.content)
+        message = event.message
+        if isinstance(message, AIMessageChunk):
+            self._sent_tool_calls += len(message.tool_call_chunks)
+        return event
+
+    def _done(self, response: Mapping[str, Any]) -> Iterator[ChatGenerationChunk]:
+        # response_done fills in only what the stream did not carry already: text deltas
+        # (or raw chunks) are the text, and raw tool-call chunks are the tool calls.
+        output = list(_mappings(response.get("output")))
+        if not self._sent_text:
+            text = "".join(
+                part
+                for item in output
+                if _is_assistant_message(item)
+                for part in _output_texts(item)
+            )
+            if text:
+                self._sent_text = True
+                yield _chunk(AIMessageChunk(content=text))
+        if not self._sent_tool_calls:
+            calls = [item for item in output if item.get("type") == "function_call"]
+            for index, item in enumerate(calls):
+                yield _chunk(
+                    AIMessageChunk(content="", tool_call_chunks=[_call_chunk(item, index)])
+                )
+            self._sent_tool_calls = len(calls)
+        usage: Mapping[str, Any] = response.get("usage") or {}
+        yield _chunk(
+            AIMessageChunk(
+                content="",
+                usage_metadata=_usage_metadata(
+                    usage.get("input_tokens") or 0,
+                    usage.get("output_tokens") or 0,
+                    usage.get("total_tokens"),
+                    usage.get("input_tokens_details"),
+                    usage.get("output_tokens_details"),
+                ),
+                response_metadata=_response_metadata(
+                    response.get("id"), response.get("request_id")
+                ),
+            )
+        )
+
+
+def _call_chunk(item: Mapping[str, Any], index: int) -> ToolCallChunk:
+    # The argument string goes out exactly as scripted; LangChain parses the aggregate.
+    return tool_call_chunk(
+        name=str(item.get("name") or ""),
+        args=_arguments(item),
+        id=item.get("call_id"),
+        index=index,
+    )
+
+
+def _chunk(message: AIMessageChunk) -> ChatGenerationChunk:
+    return ChatGenerationChunk(message=message)
+
+
+async def _next_event(events: AsyncIterator[Any]) -> Any:
+    return await events.__anext__()
+
+
+async def _close(events: AsyncIterator[Any]) -> None:
+    aclose: Callable[[], Awaitable[object]] | None = getattr(events, "aclose", None)
+    if aclose is not None:
+        await aclose()
+
+
+# -- sync calls -------------------------------------------------------------------------
+
+
+class _SyncRunner:
+    """Run a synchronous LangChain call's awaitables on an event loop of its own.
+
+    Sync ``invoke``/``stream``/``batch`` run in the caller's thread or in LangChain's worker
+    threads, where no loop is running: a private loop per call runs the core there. When the
+    calling thread already runs a loop (a sync call from async code), a thread cannot run a
+    second one, so the private loop runs on a helper thread while the caller waits.
+    """
+
+    def __init__(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread: threading.Thread | None = None
+        if _loop_is_running():
+            self._thread = threading.Thread(
+                target=self._loop.run_forever, name="agents-testing-langchain", daemon=True
+            )
+            self._thread.start()
+
+    def __enter__(self) -> _SyncRunner:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        try:
+            self.run(self._loop.shutdown_asyncgens())
+        finally:
+            if self._thread is not None:
+                self._loop.call_soon_threadsafe(self._loop.stop)
+                self._thread.join()
+            self._loop.close()
+
+    def run(self, awaitable: Awaitable[_T]) -> _T:
+        """Run ``awaitable`` to completion and return its result."""
+        if self._thread is None:
+            return self._loop.run_until_complete(awaitable)
+        return asyncio.run_coroutine_threadsafe(_awaited(awaitable), self._loop).result()
+
+
+async def _awaited(awaitable: Awaitable[_T]) -> _T:
+    return await awaitable
+
+
+def _loop_is_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True

@@ -1,0 +1,670 @@
+"""The LangChain adapter against real langchain-core (and LangGraph's agents when installed)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("langchain_core")
+
+import copy
+import importlib
+import sys
+import threading
+import warnings
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    ChatMessage,
+    FunctionMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langchain_core.tools import tool
+from pydantic import BaseModel
+
+from agents_testing import (
+    ModelRequest,
+    ModelResponse,
+    RecordedModelCall,
+    ScriptedModel,
+    Usage,
+    assistant_message,
+    function_call,
+    model_error,
+    model_responder,
+    model_stream,
+)
+from agents_testing.adapters.langchain import ScriptedChatModel, langchain_chat_model
+
+from .contract import ANSWER, PROMPT, ModelAdapterContract, tool_script
+
+
+@tool
+def get_weather(city: str) -> str:
+    """Return the weather in a city."""
+    return f"{city}: sunny"
+
+
+def aggregate(chunks: list[AIMessageChunk]) -> AIMessageChunk:
+    """Add stream chunks up the way LangChain does."""
+    total = chunks[0]
+    for chunk in chunks[1:]:
+        total = total + chunk
+    return total
+
+
+class ToolLoop:
+    """A hand-written LangChain tool loop: bind, call, run tools, call again."""
+
+    async def run(self, model: ScriptedModel, prompt: str, *, stream: bool) -> str:
+        chat = langchain_chat_model(model).bind_tools([get_weather])
+        messages: list[BaseMessage] = [HumanMessage(prompt)]
+        while True:
+            if stream:
+                reply: AIMessage = aggregate([chunk async for chunk in chat.astream(messages)])
+            else:
+                reply = await chat.ainvoke(messages)
+            messages.append(reply)
+            if not reply.tool_calls:
+                return str(reply.content)
+            for call in reply.tool_calls:
+                messages.append(await get_weather.ainvoke(call))
+
+    def tool_names(self, request: ModelRequest) -> list[str]:
+        return [schema["function"]["name"] for schema in request.tools]
+
+
+class TestLangChainContract(ModelAdapterContract):
+    harness = ToolLoop()
+
+
+# -- sync paths and threads -------------------------------------------------------------
+
+
+def test_sync_invoke_runs_the_tool_loop() -> None:
+    model = ScriptedModel(tool_script())
+    chat = langchain_chat_model(model).bind_tools([get_weather])
+
+    first = chat.invoke(PROMPT)
+    result = get_weather.invoke(first.tool_calls[0])
+    second = chat.invoke([HumanMessage(PROMPT), first, result])
+
+    assert first.tool_calls == [
+        {"name": "get_weather", "args": {"city": "Tokyo"}, "id": "call_1", "type": "tool_call"}
+    ]
+    assert second.content == ANSWER
+    assert [call.streamed for call in model.calls] == [False, False]
+    model.assert_complete()
+
+
+def test_sync_stream_yields_text_and_tool_call_chunks() -> None:
+    model = ScriptedModel(
+        [
+            [
+                assistant_message("Checking."),
+                function_call("get_weather", '{"city":"Tokyo"}', call_id="c1"),
+            ]
+        ]
+    )
+
+    chunks = list(langchain_chat_model(model).stream(PROMPT))
+
+    assert chunks[0].content == "Checking."
+    assert chunks[1].tool_call_chunks == [
+        {
+            "name": "get_weather",
+            "args": '{"city":"Tokyo"}',
+            "id": "c1",
+            "index": 0,
+            "type": "tool_call_chunk",
+        }
+    ]
+    message = aggregate(chunks)
+    assert message.content == "Checking."
+    assert message.tool_calls == [
+        {"name": "get_weather", "args": {"city": "Tokyo"}, "id": "c1", "type": "tool_call"}
+    ]
+    assert model.calls[0].streamed is True
+
+
+def test_batch_serves_one_step_per_input() -> None:
+    model = ScriptedModel(
+        [model_responder(lambda call: [assistant_message(f"answer {call.index}")])] * 3
+    )
+
+    replies = langchain_chat_model(model).batch(["a", "b", "c"])
+
+    # batch runs the calls on worker threads, so which input got which step is not fixed.
+    assert sorted(reply.content for reply in replies) == ["answer 0", "answer 1", "answer 2"]
+    assert sorted(call.request.input[0]["content"] for call in model.calls) == ["a", "b", "c"]
+    model.assert_complete()
+
+
+@pytest.fixture
+def _switch_threads_often() -> Iterator[None]:
+    # Switch threads far more often than usual, so a race shows up instead of passing by luck.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    yield
+    sys.setswitchinterval(interval)
+
+
+@pytest.mark.usefixtures("_switch_threads_often")
+def test_invoke_from_eight_threads_hands_out_each_step_once() -> None:
+    calls = 200
+    served: list[tuple[int, int]] = []  # (step, call index), appended by each responder
+    lock = threading.Lock()
+
+    def step(number: int) -> Any:
+        def respond(call: RecordedModelCall) -> list[Any]:
+            with lock:
+                served.append((number, call.index))
+            return [assistant_message(f"step {number}")]
+
+        return model_responder(respond)
+
+    model = ScriptedModel([step(number) for number in range(calls)])
+    chat = langchain_chat_model(model)
+
+    with ThreadPoolExecutor(8) as pool:
+        replies = list(pool.map(lambda n: chat.invoke(f"call {n}"), range(calls)))
+
+    assert sorted(served) == [(number, number) for number in range(calls)]
+    assert sorted(reply.content for reply in replies) == sorted(f"step {n}" for n in range(calls))
+    assert [call.index for call in model.calls] == list(range(calls))
+    assert model.remaining_steps == 0
+    model.assert_complete()
+
+
+async def test_sync_calls_work_inside_a_running_event_loop() -> None:
+    model = ScriptedModel([[assistant_message("plain")], [assistant_message("streamed")]])
+    chat = langchain_chat_model(model)
+
+    # Sync code called from async code: this thread's loop is busy, so the adapter's own
+    # loop has to run somewhere else.
+    assert chat.invoke("hi").content == "plain"
+    assert aggregate(list(chat.stream("hi"))).content == "streamed"
+    model.assert_complete()
+
+
+def test_closing_a_sync_stream_early_closes_the_scripted_source() -> None:
+    closed: list[bool] = []
+
+    def events() -> Iterator[Any]:
+        try:
+            yield {"type": "output_text_delta", "item_id": None, "delta": "one"}
+            yield {"type": "output_text_delta", "item_id": None, "delta": "two"}
+        finally:
+            closed.append(True)
+
+    stream = langchain_chat_model(ScriptedModel([model_stream(events())])).stream("hi")
+
+    assert next(stream).content == "one"
+    stream.close()
+    assert closed == [True]
+
+
+# -- errors -----------------------------------------------------------------------------
+
+
+class ScriptedFailure(Exception):
+    pass
+
+
+async def call_once(chat: ScriptedChatModel, mode: str) -> None:
+    """Make one model call through the named LangChain entry point."""
+    if mode == "invoke":
+        chat.invoke("hi")
+    elif mode == "stream":
+        list(chat.stream("hi"))
+    elif mode == "ainvoke":
+        await chat.ainvoke("hi")
+    elif mode == "astream":
+        [chunk async for chunk in chat.astream("hi")]
+    else:
+        chat.batch(["hi"])
+
+
+@pytest.mark.parametrize("mode", ["invoke", "stream", "ainvoke", "astream", "batch"])
+async def test_scripted_errors_propagate_unchanged(mode: str) -> None:
+    failure = ScriptedFailure("rate limited")
+    chat = langchain_chat_model(ScriptedModel([model_error(failure)]))
+
+    with pytest.raises(ScriptedFailure) as raised:
+        await call_once(chat, mode)
+
+    assert raised.value is failure
+
+
+# -- requests ---------------------------------------------------------------------------
+
+
+def record(messages: list[BaseMessage], **kwargs: Any) -> ModelRequest:
+    """Send ``messages`` through the adapter once and return the recorded request."""
+    model = ScriptedModel([[assistant_message("ok")]])
+    langchain_chat_model(model).invoke(messages, **kwargs)
+    [call] = model.calls
+    return call.request
+
+
+def test_leading_system_messages_become_system_instructions() -> None:
+    request = record([SystemMessage("Be brief."), SystemMessage("Use metric."), HumanMessage("hi")])
+
+    assert request.system_instructions == "Be brief.\n\nUse metric."
+    assert request.input == [{"type": "message", "role": "user", "content": "hi"}]
+
+
+def test_a_later_system_message_stays_in_place() -> None:
+    request = record([HumanMessage("hi"), SystemMessage("Now answer in French.")])
+
+    assert request.system_instructions is None
+    assert request.input == [
+        {"type": "message", "role": "user", "content": "hi"},
+        {"type": "message", "role": "system", "content": "Now answer in French."},
+    ]
+
+
+def test_history_becomes_normalized_items_with_compact_arguments() -> None:
+    request = record(
+        [
+            HumanMessage("Weather in Tokyo?"),
+            AIMessage(
+                "Let me check.",
+                tool_calls=[{"name": "get_weather", "args": {"city": "Tokyo"}, "id": "call_1"}],
+            ),
+            ToolMessage("Tokyo: sunny", tool_call_id="call_1"),
+            ChatMessage(role="developer", content="Keep it short."),
+        ]
+    )
+
+    assert request.input == [
+        {"type": "message", "role": "user", "content": "Weather in Tokyo?"},
+        assistant_message("Let me check."),
+        # The arguments came back from LangChain as a dict and are written as compact JSON.
+        function_call("get_weather", '{"city":"Tokyo"}', call_id="call_1"),
+        {"type": "function_call_output", "call_id": "call_1", "output": "Tokyo: sunny"},
+        {"type": "message", "role": "developer", "content": "Keep it short."},
+    ]
+
+
+def test_an_unparseable_tool_call_keeps_its_argument_string() -> None:
+    message = AIMessage(
+        "",
+        invalid_tool_calls=[
+            {
+                "name": "get_weather",
+                "args": '{"city": Tok',
+                "id": "c9",
+                "error": None,
+                "type": "invalid_tool_call",
+            }
+        ],
+    )
+
+    request = record([HumanMessage("hi"), message])
+
+    assert request.input[1] == function_call("get_weather", '{"city": Tok', call_id="c9")
+
+
+def test_content_blocks_become_input_text_parts() -> None:
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+
+    request = record([HumanMessage(content=[{"type": "text", "text": "What is this?"}, image])])
+
+    assert request.input == [
+        {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "What is this?"}, image],
+        }
+    ]
+
+
+def test_the_sent_messages_are_kept_in_extra() -> None:
+    messages: list[BaseMessage] = [SystemMessage("Be brief."), HumanMessage("hi")]
+
+    request = record(messages)
+
+    assert request.extra["messages"] == messages
+
+
+def test_a_message_type_without_an_item_is_refused() -> None:
+    model = ScriptedModel([[assistant_message("ok")]])
+
+    with pytest.raises(TypeError, match="FunctionMessage"):
+        langchain_chat_model(model).invoke([FunctionMessage(name="f", content="{}")])
+    assert model.calls == ()
+
+
+def test_bind_tools_records_schemas_and_settings() -> None:
+    model = ScriptedModel([[assistant_message("ok")]])
+    chat = langchain_chat_model(model).bind_tools(
+        [get_weather], tool_choice="get_weather", parallel_tool_calls=False
+    )
+
+    chat.invoke("hi", stop=["END"])
+
+    request = model.calls[0].request
+    assert request.tools == [
+        {
+            "type": "function",
+            "function": {
+                "name": "get_weather",
+                "description": "Return the weather in a city.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"city": {"type": "string"}},
+                    "required": ["city"],
+                },
+            },
+        }
+    ]
+    assert request.model_settings == {
+        "tool_choice": "get_weather",
+        "parallel_tool_calls": False,
+        "stop": ["END"],
+    }
+
+
+def test_structured_output_goes_through_bind_tools() -> None:
+    class Weather(BaseModel):
+        city: str
+        sky: str
+
+    model = ScriptedModel(
+        [[function_call("Weather", {"city": "Tokyo", "sky": "sunny"}, call_id="c1")]]
+    )
+
+    weather = langchain_chat_model(model).with_structured_output(Weather).invoke("Tokyo?")
+
+    assert weather == Weather(city="Tokyo", sky="sunny")
+    assert model.calls[0].request.model_settings["tool_choice"] == "any"
+
+
+# -- responses --------------------------------------------------------------------------
+
+
+def usage_response() -> ModelResponse:
+    return ModelResponse(
+        output=[assistant_message("Sunny.")],
+        usage=Usage(
+            input_tokens=12,
+            output_tokens=3,
+            input_tokens_details={"cached_tokens": 4},
+            output_tokens_details={"reasoning_tokens": 1},
+        ),
+        response_id="resp_1",
+        request_id="req_1",
+    )
+
+
+EXPECTED_USAGE = {
+    "input_tokens": 12,
+    "output_tokens": 3,
+    "total_tokens": 15,
+    "input_token_details": {"cache_read": 4},
+    "output_token_details": {"reasoning": 1},
+}
+
+
+def test_usage_and_ids_reach_the_message() -> None:
+    reply = langchain_chat_model(ScriptedModel([usage_response()])).invoke("hi")
+
+    assert reply.usage_metadata == EXPECTED_USAGE
+    assert reply.response_metadata["response_id"] == "resp_1"
+    assert reply.response_metadata["request_id"] == "req_1"
+
+
+async def test_streamed_usage_and_ids_arrive_on_the_last_chunk() -> None:
+    chat = langchain_chat_model(ScriptedModel([usage_response()]))
+
+    chunks = [chunk async for chunk in chat.astream("hi")]
+
+    assert [chunk.usage_metadata for chunk in chunks if chunk.usage_metadata] == [EXPECTED_USAGE]
+    message = aggregate(chunks)
+    assert message.content == "Sunny."
+    # Only the totals: langchain-core before 0.3.9 drops token details when adding chunks.
+    assert message.usage_metadata is not None
+    assert message.usage_metadata["total_tokens"] == 15
+    assert message.response_metadata["response_id"] == "resp_1"
+
+
+def test_shorthand_responses_have_zero_usage_and_a_scripted_id() -> None:
+    reply = langchain_chat_model(ScriptedModel([[assistant_message("hi")]])).invoke("hi")
+
+    assert reply.usage_metadata == {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
+    assert reply.response_metadata["response_id"] == "scripted-response-1"
+
+
+def test_unparseable_scripted_arguments_become_invalid_tool_calls() -> None:
+    model = ScriptedModel([[function_call("get_weather", '{"city": Tok', call_id="c1")]])
+
+    reply = langchain_chat_model(model).invoke("hi")
+
+    assert reply.tool_calls == []
+    [invalid] = reply.invalid_tool_calls
+    assert (invalid["name"], invalid["args"], invalid["id"]) == (
+        "get_weather",
+        '{"city": Tok',
+        "c1",
+    )
+
+
+async def test_raw_stream_events_become_chunks() -> None:
+    done = {
+        "type": "response_done",
+        "response": {
+            "id": "resp_7",
+            "usage": {"input_tokens": 5, "output_tokens": 2, "total_tokens": 7},
+            "output": [
+                assistant_message("Tokyo is sunny."),
+                function_call("get_weather", {"city": "Osaka"}, call_id="c2"),
+            ],
+        },
+    }
+    model = ScriptedModel(
+        [
+            model_stream(
+                [
+                    {"type": "response_started"},
+                    {"type": "output_text_delta", "item_id": None, "delta": "Tokyo "},
+                    {"type": "output_text_delta", "item_id": None, "delta": "is sunny."},
+                    done,
+                ]
+            )
+        ]
+    )
+
+    chunks = [chunk async for chunk in langchain_chat_model(model).astream("hi")]
+
+    # The deltas are the text; response_done adds the tool call, usage and ids.
+    assert [chunk.content for chunk in chunks[:2]] == ["Tokyo ", "is sunny."]
+    message = aggregate(chunks)
+    assert message.content == "Tokyo is sunny."
+    assert message.tool_calls == [
+        {"name": "get_weather", "args": {"city": "Osaka"}, "id": "c2", "type": "tool_call"}
+    ]
+    assert message.usage_metadata == {"input_tokens": 5, "output_tokens": 2, "total_tokens": 7}
+    assert message.response_metadata["response_id"] == "resp_7"
+
+
+async def test_a_model_event_passes_its_chunk_through() -> None:
+    exact = AIMessageChunk(
+        content="",
+        tool_call_chunks=[
+            {
+                "name": "get_weather",
+                "args": '{"ci',
+                "id": "c3",
+                "index": 0,
+                "type": "tool_call_chunk",
+            }
+        ],
+    )
+    rest = AIMessageChunk(
+        content="",
+        tool_call_chunks=[
+            {
+                "name": None,
+                "args": 'ty":"Kyoto"}',
+                "id": None,
+                "index": 0,
+                "type": "tool_call_chunk",
+            }
+        ],
+    )
+    model = ScriptedModel(
+        [model_stream([{"type": "model", "event": exact}, {"type": "model", "event": rest}])]
+    )
+
+    chunks = [chunk async for chunk in langchain_chat_model(model).astream("hi")]
+
+    assert aggregate(chunks).tool_calls == [
+        {"name": "get_weather", "args": {"city": "Kyoto"}, "id": "c3", "type": "tool_call"}
+    ]
+
+
+async def test_hand_written_dict_arguments_are_read_as_function_call_writes_them() -> None:
+    item = {
+        "type": "function_call",
+        "name": "get_weather",
+        "call_id": "c4",
+        "arguments": {"city": "Nara"},
+    }
+    model = ScriptedModel([[item], [item]])
+    chat = langchain_chat_model(model)
+
+    reply = chat.invoke("hi")
+    chunks = [chunk async for chunk in chat.astream("hi")]
+
+    assert reply.tool_calls[0]["args"] == {"city": "Nara"}
+    assert chunks[0].tool_call_chunks[0]["args"] == '{"city":"Nara"}'
+
+
+def test_a_model_event_must_carry_a_chunk() -> None:
+    chat = langchain_chat_model(ScriptedModel([model_stream([{"type": "model", "event": "text"}])]))
+
+    with pytest.raises(TypeError, match="carries an AIMessageChunk or a ChatGenerationChunk"):
+        list(chat.stream("hi"))
+
+
+@pytest.mark.parametrize(
+    "event",
+    [AIMessageChunk(content="bare"), {"type": "output_text.delta", "delta": "x"}],
+    ids=["bare-chunk", "unknown-type"],
+)
+async def test_an_event_without_a_chunk_shape_is_refused(event: Any) -> None:
+    chat = langchain_chat_model(ScriptedModel([model_stream([event])]))
+
+    with pytest.raises(TypeError, match="cannot stream"):
+        [chunk async for chunk in chat.astream("hi")]
+
+
+# -- the chat model object --------------------------------------------------------------
+
+
+def test_a_copied_chat_model_still_records_into_the_same_core_model() -> None:
+    model = ScriptedModel([[assistant_message("ok")]])
+
+    copied = copy.deepcopy(langchain_chat_model(model))
+    copied.invoke("hi")
+
+    assert isinstance(copied, ScriptedChatModel)
+    assert copied.scripted_model is model
+    assert len(model.calls) == 1
+
+
+def test_anything_but_a_scripted_model_is_refused() -> None:
+    with pytest.raises(TypeError, match="expects a ScriptedModel"):
+        langchain_chat_model([[assistant_message("ok")]])  # type: ignore[arg-type]
+
+
+def test_import_without_langchain_core_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(sys.modules):
+        if name == "langchain_core" or name.startswith("langchain_core."):
+            monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.delitem(sys.modules, "agents_testing.adapters.langchain")
+
+    with pytest.raises(ImportError, match=r'pip install "agents-testing\[langchain\]"'):
+        importlib.import_module("agents_testing.adapters.langchain")
+
+
+# -- agents built on LangGraph ----------------------------------------------------------
+
+
+def react_agent(model: ScriptedModel) -> Any:
+    """Build LangGraph's prebuilt ReAct agent on the scripted model."""
+    prebuilt = pytest.importorskip("langgraph.prebuilt")
+    with warnings.catch_warnings():
+        # LangGraph 1.x points to langchain.agents.create_agent; the prebuilt agent still
+        # works and is what langgraph-only installs have.
+        warnings.filterwarnings(
+            "ignore", message="create_react_agent has been moved", category=DeprecationWarning
+        )
+        return prebuilt.create_react_agent(
+            langchain_chat_model(model), [get_weather], prompt="You report the weather."
+        )
+
+
+def check_tool_workflow(model: ScriptedModel, messages: list[BaseMessage]) -> None:
+    assert messages[-1].content == ANSWER
+    assert [type(message).__name__ for message in messages] == [
+        "HumanMessage",
+        "AIMessage",
+        "ToolMessage",
+        "AIMessage",
+    ]
+    first, second = model.calls
+    assert first.request.system_instructions == "You report the weather."
+    assert [schema["function"]["name"] for schema in first.request.tools] == ["get_weather"]
+    assert second.request.input[-1] == {
+        "type": "function_call_output",
+        "call_id": "call_1",
+        "output": "Tokyo: sunny",
+    }
+    model.assert_complete()
+
+
+def test_langgraph_react_agent_runs_the_tool_workflow() -> None:
+    model = ScriptedModel(tool_script())
+
+    result = react_agent(model).invoke({"messages": [HumanMessage(PROMPT)]})
+
+    check_tool_workflow(model, result["messages"])
+    assert [call.streamed for call in model.calls] == [False, False]
+
+
+async def test_langgraph_react_agent_streams_messages() -> None:
+    model = ScriptedModel(tool_script())
+    agent = react_agent(model)
+
+    tokens = [
+        chunk.content
+        async for chunk, _ in agent.astream(
+            {"messages": [HumanMessage(PROMPT)]}, stream_mode="messages"
+        )
+        if isinstance(chunk, AIMessageChunk) and chunk.content
+    ]
+
+    assert "".join(tokens) == ANSWER
+    # Streaming the graph's messages makes LangGraph stream the model calls too.
+    assert [call.streamed for call in model.calls] == [True, True]
+    model.assert_complete()
+
+
+def test_langchain_create_agent_runs_the_tool_workflow() -> None:
+    agents = pytest.importorskip("langchain.agents")
+    model = ScriptedModel(tool_script())
+    agent = agents.create_agent(
+        langchain_chat_model(model), [get_weather], system_prompt="You report the weather."
+    )
+
+    result = agent.invoke({"messages": [HumanMessage(PROMPT)]})
+
+    check_tool_workflow(model, result["messages"])
