@@ -1,0 +1,492 @@
+"""Plug a ``ScriptedModel`` into pydantic-ai (``pydantic-ai-slim`` >= 1.1) as a ``Model``.
+
+``pydantic_ai_model(model)`` wraps a core ``ScriptedModel`` as a ``pydantic_ai.models.Model``:
+pass it to ``Agent(...)`` (or ``agent.run(..., model=...)``) and keep asserting on the core
+object (``model.calls``, ``model.assert_complete()``). ``request`` is a non-streamed call of
+the core model; ``request_stream`` (``run_stream``, ``run_stream_events``, ``iter`` with
+streamed nodes) is a streamed call.
+
+Requests (pydantic-ai messages -> ``ModelRequest.input`` items, in the order sent):
+
+- ``SystemPromptPart`` -> ``{"type": "message", "role": "system", "content": text}``; the
+  agent's ``instructions`` (which pydantic-ai keeps apart from the history) go in
+  ``system_instructions``.
+- ``UserPromptPart`` -> ``{"type": "message", "role": "user", "content": ...}``: text stays a
+  ``str``; a list keeps its order, ``str`` entries become ``input_text`` parts and other
+  content (images, files) stays the pydantic-ai object.
+- ``TextPart`` -> an assistant message item; ``ToolCallPart`` -> a ``function_call`` item with
+  the argument string exactly as pydantic-ai holds it and ``call_id`` = ``tool_call_id``.
+- ``ToolReturnPart`` -> ``{"type": "function_call_output", "call_id", "output"}`` with the
+  text pydantic-ai sends a provider (a failed or retried call is pydantic-ai's error text).
+- Retry prompts: one that answers a tool call -> ``function_call_output``; one that does
+  not -> a user message with pydantic-ai's retry text.
+- Any other part (thinking, native tool parts, ...) stays the pydantic-ai object.
+
+``model_settings`` is the merged ``ModelSettings`` dict, ``tools`` the function tools'
+``ToolDefinition``\\ s, ``output_type`` the output tools' ``ToolDefinition``\\ s for tool output,
+the ``OutputObjectDefinition`` for native or prompted output, ``None`` for text;
+``extra["messages"]`` and ``extra["model_request_parameters"]`` are pydantic-ai's own.
+
+Responses: an assistant message item -> one ``TextPart`` (its ``output_text`` parts joined),
+a ``function_call`` item -> ``ToolCallPart(name, arguments, tool_call_id=call_id)`` with the
+exact argument string; ``Usage`` -> ``RequestUsage``; ``response_id`` ->
+``provider_response_id``. Streams become text deltas and tool-call parts through the
+response's parts manager; see ``ScriptedPydanticAIModel.request_stream``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+)
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, cast
+
+try:
+    from pydantic_ai.messages import (
+        ModelMessage,
+        ModelRequestPart,
+        ModelResponsePart,
+        ModelResponseStreamEvent,
+        SystemPromptPart,
+        TextPart,
+        ToolCallPart,
+        ToolReturnPart,
+        UserPromptPart,
+    )
+    from pydantic_ai.messages import ModelRequest as PydanticModelRequest
+    from pydantic_ai.messages import ModelResponse as PydanticModelResponse
+    from pydantic_ai.models import Model, ModelRequestParameters, StreamedResponse
+    from pydantic_ai.profiles import ModelProfile
+    from pydantic_ai.settings import ModelSettings
+    from pydantic_ai.tools import RunContext
+    from pydantic_ai.usage import RequestUsage
+except ImportError as error:  # pragma: no cover - exercised in a subprocess by the tests
+    raise ImportError(
+        "agents_testing.adapters.pydantic_ai needs pydantic-ai-slim>=1.1: "
+        f'pip install "agents-testing[pydantic-ai]" ({error})'
+    ) from error
+
+from ..items import ModelRequest, ModelResponse, assistant_message, function_call
+from ..model import ScriptedModel
+
+__all__ = ["ScriptedPydanticAIModel", "pydantic_ai_model"]
+
+_MODEL_NAME = "scripted"
+
+
+def pydantic_ai_model(model: ScriptedModel) -> ScriptedPydanticAIModel:
+    """Return a pydantic-ai model that records into and answers from ``model``."""
+    if not isinstance(model, ScriptedModel):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise TypeError(f"pydantic_ai_model expects a ScriptedModel, got {type(model).__name__}.")
+    return ScriptedPydanticAIModel(model)
+
+
+class ScriptedPydanticAIModel(Model):
+    """A pydantic-ai ``Model`` that answers from a core ``ScriptedModel``.
+
+    Build it with ``pydantic_ai_model``.
+
+    Its profile allows every structured output mode (tool, native and prompted output), as
+    pydantic-ai's own ``FunctionModel`` does, so the agent's output settings decide.
+    """
+
+    # pydantic-ai 2.x tells a model what its framing notes mean in an extra system prompt; a
+    # double has no model to tell, and the note would show up in every recorded request.
+    _announces_lookalike_notes = False
+
+    def __init__(self, model: ScriptedModel) -> None:
+        super().__init__(
+            profile=ModelProfile(supports_json_schema_output=True, supports_json_object_output=True)
+        )
+        self.scripted_model = model
+        """The core double every call records into and takes its step from."""
+
+    @property
+    def model_name(self) -> str:
+        """Return the name responses carry as ``model_name``."""
+        return _MODEL_NAME
+
+    @property
+    def system(self) -> str:
+        """Return the provider name pydantic-ai reports for this model."""
+        return "agents-testing"
+
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> PydanticModelResponse:
+        """Serve a non-streamed request with the core model's next step."""
+        settings, parameters = self.prepare_request(model_settings, model_request_parameters)
+        request = _core_request(messages, settings, parameters)
+        response = await self.scripted_model.get_response(request)
+        return _pydantic_response(response)
+
+    @asynccontextmanager
+    async def request_stream(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+        run_context: RunContext[Any] | None = None,
+    ) -> AsyncGenerator[StreamedResponse, None]:
+        """Serve a streamed request with the core model's next step.
+
+        The core stream's events become pydantic-ai stream events:
+
+        - ``response_started`` is dropped;
+        - ``output_text_delta`` -> a text delta (``item_id`` picks the text part, ``None``
+          continues the latest one);
+        - ``response_done`` sets ``provider_response_id`` and usage, adds a tool-call part per
+          ``function_call`` item unless raw tool-call parts were streamed, and adds its message
+          text unless text was streamed (so an exact stream may carry only ``response_done``);
+        - ``{"type": "model", "event": part}`` adds a pydantic-ai response part as it is
+          (``TextPart``, ``ToolCallPart``, ``ThinkingPart``, ...).
+        """
+        settings, parameters = self.prepare_request(model_settings, model_request_parameters)
+        events = self.scripted_model.stream_response(_core_request(messages, settings, parameters))
+        try:
+            yield _ScriptedStreamedResponse(model_request_parameters=parameters, _source=events)
+        finally:
+            # Runs when the agent stops reading early too, so the scripted source is closed.
+            await _close(events)
+
+
+# -- requests ---------------------------------------------------------------------------
+
+
+def _core_request(
+    messages: list[ModelMessage],
+    settings: ModelSettings | None,
+    parameters: ModelRequestParameters,
+) -> ModelRequest:
+    items: list[Any] = []
+    for message in messages:
+        if isinstance(message, PydanticModelRequest):
+            items.extend(_request_part_item(part) for part in message.parts)
+        else:
+            items.extend(_response_part_item(part) for part in message.parts)
+    output_type: Any = None
+    if parameters.output_tools:
+        output_type = list(parameters.output_tools)
+    elif parameters.output_object is not None:
+        output_type = parameters.output_object
+    return ModelRequest(
+        input=items,
+        system_instructions=_instructions(messages, parameters),
+        model_settings=dict(settings or {}),
+        tools=list(parameters.function_tools),
+        output_type=output_type,
+        extra={"messages": list(messages), "model_request_parameters": parameters},
+    )
+
+
+def _request_part_item(part: ModelRequestPart) -> Any:
+    if isinstance(part, SystemPromptPart):
+        return {"type": "message", "role": "system", "content": part.content}
+    if isinstance(part, UserPromptPart):
+        return {"type": "message", "role": "user", "content": _user_content(part.content)}
+    if isinstance(part, ToolReturnPart):
+        return {
+            "type": "function_call_output",
+            "call_id": part.tool_call_id,
+            "output": part.model_response_str(),
+        }
+    # Retry prompts differ by version: 1.x sends RetryPromptPart, which 2.x folds into a
+    # retried ToolReturnPart or a RetryFeedbackPart. Both say what the model is shown.
+    if part.part_kind in ("retry-prompt", "retry-feedback"):
+        retry: Any = part
+        text = retry.model_response()
+        call_id = getattr(retry, "tool_call_id", None)
+        if getattr(retry, "tool_name", None) is not None and call_id is not None:
+            return {"type": "function_call_output", "call_id": call_id, "output": text}
+        return {"type": "message", "role": "user", "content": text}
+    return part
+
+
+def _user_content(content: Any) -> Any:
+    if isinstance(content, str):
+        return content
+    return [
+        {"type": "input_text", "text": entry} if isinstance(entry, str) else entry
+        for entry in cast("Iterable[Any]", content)
+    ]
+
+
+def _response_part_item(part: ModelResponsePart) -> Any:
+    if isinstance(part, TextPart):
+        return assistant_message(part.content)
+    if isinstance(part, ToolCallPart):
+        # The exact text the model sent: pydantic-ai 2.x's args_as_json_str re-serializes it.
+        arguments = part.args if isinstance(part.args, str) else part.args_as_json_str()
+        return function_call(part.tool_name, arguments, call_id=part.tool_call_id)
+    return part
+
+
+def _instructions(messages: list[ModelMessage], parameters: ModelRequestParameters) -> str | None:
+    # pydantic-ai 1.77+ resolves the request's instructions (prompted-output ones included)
+    # into instruction_parts; before that they are on the latest request in the history.
+    parts: list[Any] | None = getattr(parameters, "instruction_parts", None)
+    if parts is not None:
+        return "\n\n".join(str(part.content) for part in parts).strip() or None
+    latest = [message for message in messages if isinstance(message, PydanticModelRequest)][-2:]
+    if not latest or latest[-1].instructions is not None:
+        return latest[-1].instructions if latest else None
+    # The request an output tool's return travels in carries no instructions of its own:
+    # pydantic-ai then sends the ones of the request before it.
+    if len(latest) == 2 and all(
+        part.part_kind in ("tool-return", "retry-prompt") for part in latest[-1].parts
+    ):
+        return latest[0].instructions
+    return None
+
+
+# -- responses --------------------------------------------------------------------------
+
+
+def _pydantic_response(response: ModelResponse) -> PydanticModelResponse:
+    parts: list[ModelResponsePart] = []
+    for index, item in enumerate(response.output):
+        parts.extend(_response_parts(item, index))
+    usage = response.usage
+    return PydanticModelResponse(
+        parts=parts,
+        usage=_request_usage(
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.input_tokens_details,
+            usage.output_tokens_details,
+        ),
+        model_name=_MODEL_NAME,
+        provider_response_id=response.response_id,
+        provider_details=_provider_details(response.provider_data),
+    )
+
+
+def _response_parts(item: Any, index: int) -> list[ModelResponsePart]:
+    kind = _kind(item)
+    if kind == "message" and _mapping(item).get("role") == "assistant":
+        return [TextPart(content=_message_text(_mapping(item)))]
+    if kind == "function_call":
+        call = _mapping(item)
+        return [
+            ToolCallPart(str(call["name"]), _arguments(call), tool_call_id=str(call["call_id"]))
+        ]
+    raise ValueError(
+        f"the pydantic-ai adapter cannot turn output item {index + 1} ({item!r}) into a "
+        "response part: script assistant message or function_call items."
+    )
+
+
+def _message_text(item: Mapping[str, Any]) -> str:
+    content = item.get("content")
+    if isinstance(content, str):
+        return content
+    # The same parts the core's automatic stream turns into text deltas, so a streamed and
+    # a plain call of one script give the same text.
+    return "".join(
+        part["text"]
+        for part in _mappings(content)
+        if part.get("type") == "output_text" and isinstance(part.get("text"), str)
+    )
+
+
+def _arguments(item: Mapping[str, Any]) -> str:
+    arguments = item.get("arguments")
+    if isinstance(arguments, str):
+        return arguments
+    # A hand-written item may hold a dict: write it the way function_call() would.
+    return function_call("", arguments, call_id="")["arguments"] if arguments is not None else ""
+
+
+def _request_usage(
+    input_tokens: int | None,
+    output_tokens: int | None,
+    input_details: Iterable[Mapping[str, Any]] | None,
+    output_details: Iterable[Mapping[str, Any]] | None,
+) -> RequestUsage:
+    details = _summed_details(input_details)
+    # OpenAI's cached_tokens is pydantic-ai's cache_read_tokens; every other integer detail
+    # (reasoning_tokens, ...) goes in RequestUsage.details as the OpenAI models put it there.
+    cached = details.pop("cached_tokens", 0)
+    for key, value in _summed_details(output_details).items():
+        details[key] = details.get(key, 0) + value
+    return RequestUsage(
+        input_tokens=input_tokens or 0,
+        output_tokens=output_tokens or 0,
+        cache_read_tokens=cached,
+        details=details,
+    )
+
+
+def _summed_details(entries: Iterable[Mapping[str, Any]] | None) -> dict[str, int]:
+    # The core keeps one details mapping per request; pydantic-ai wants their sum.
+    summed: dict[str, int] = {}
+    for entry in entries or ():
+        for key, value in entry.items():
+            if isinstance(value, int) and not isinstance(value, bool):
+                summed[key] = summed.get(key, 0) + value
+    return summed
+
+
+def _provider_details(provider_data: Any) -> dict[str, Any] | None:
+    if isinstance(provider_data, Mapping):
+        return dict(cast("Mapping[str, Any]", provider_data))
+    return None
+
+
+def _kind(item: Any) -> Any:
+    return _mapping(item).get("type") if isinstance(item, Mapping) else None
+
+
+def _mapping(item: Any) -> Mapping[str, Any]:
+    return cast("Mapping[str, Any]", item)
+
+
+def _mappings(items: Any) -> Iterator[Mapping[str, Any]]:
+    if isinstance(items, list):
+        entries: list[Any] = items  # pyright: ignore[reportUnknownVariableType]
+        for item in entries:
+            if isinstance(item, Mapping):
+                yield _mapping(item)
+
+
+# -- streaming --------------------------------------------------------------------------
+
+
+@dataclass
+class _ScriptedStreamedResponse(StreamedResponse):
+    """A pydantic-ai stream fed by one core stream."""
+
+    _source: AsyncIterator[Any] = field(repr=False)
+    _timestamp: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+    _sent_text: bool = field(default=False, init=False)
+    _sent_tool_calls: bool = field(default=False, init=False)
+
+    async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
+        async for event in self._source:
+            for pydantic_event in self._translate(event):
+                yield pydantic_event
+
+    def _translate(self, event: Any) -> Iterator[ModelResponseStreamEvent]:
+        kind = _kind(event)
+        payload = _mapping(event)
+        if kind == "response_started":
+            return
+        if kind == "output_text_delta":
+            self._sent_text = True
+            yield from self._text(payload.get("item_id"), str(payload["delta"]))
+        elif kind == "response_done":
+            yield from self._done(_mapping(payload["response"]))
+        elif kind == "model":
+            yield from self._raw(payload["event"])
+        else:
+            raise TypeError(
+                f"the pydantic-ai adapter cannot stream {event!r}: script output_text_delta or "
+                'response_done events, or {"type": "model", "event": <pydantic-ai response part>}.'
+            )
+
+    def _text(self, vendor_part_id: Any, content: str) -> Iterator[ModelResponseStreamEvent]:
+        # Before pydantic-ai 1.30 this returns one event or None; later versions yield events.
+        result: Any = self._parts_manager.handle_text_delta(
+            vendor_part_id=vendor_part_id, content=content
+        )
+        if result is None:
+            return
+        if isinstance(result, Iterator):
+            yield from cast("Iterator[ModelResponseStreamEvent]", result)
+        else:
+            yield cast("ModelResponseStreamEvent", result)
+
+    def _tool_call(self, call: Mapping[str, Any]) -> ModelResponseStreamEvent:
+        return self._parts_manager.handle_tool_call_part(
+            vendor_part_id=None,
+            tool_name=str(call["name"]),
+            args=_arguments(call),
+            tool_call_id=str(call["call_id"]),
+        )
+
+    def _done(self, response: Mapping[str, Any]) -> Iterator[ModelResponseStreamEvent]:
+        # response_done fills in only what the stream did not carry already: text deltas (or
+        # raw text parts) are the text, and raw tool-call parts are the tool calls.
+        output = list(_mappings(response.get("output")))
+        if not self._sent_text:
+            for item in output:
+                if item.get("type") == "message" and item.get("role") == "assistant":
+                    self._sent_text = True
+                    yield from self._text(item.get("id"), _message_text(item))
+        if not self._sent_tool_calls:
+            for item in output:
+                if item.get("type") == "function_call":
+                    self._sent_tool_calls = True
+                    yield self._tool_call(item)
+        usage: Mapping[str, Any] = response.get("usage") or {}
+        self._usage = _request_usage(
+            usage.get("input_tokens"),
+            usage.get("output_tokens"),
+            usage.get("input_tokens_details"),
+            usage.get("output_tokens_details"),
+        )
+        self.provider_response_id = response.get("id")
+        self.provider_details = _provider_details(response.get("provider_data"))
+
+    def _raw(self, part: Any) -> Iterator[ModelResponseStreamEvent]:
+        if isinstance(part, TextPart):
+            self._sent_text = True
+            yield from self._text(None, part.content)
+            return
+        if isinstance(part, ToolCallPart):
+            self._sent_tool_calls = True
+            yield self._parts_manager.handle_tool_call_part(
+                vendor_part_id=None,
+                tool_name=part.tool_name,
+                args=part.args,
+                tool_call_id=part.tool_call_id,
+            )
+            return
+        if not isinstance(getattr(part, "part_kind", None), str):
+            raise TypeError(
+                "a model event for the pydantic-ai adapter carries a pydantic-ai response part "
+                f"(TextPart, ToolCallPart, ThinkingPart, ...), got {type(part).__name__}."
+            )
+        yield self._parts_manager.handle_part(vendor_part_id=None, part=part)
+
+    async def close_stream(self) -> None:
+        """Close the scripted source; pydantic-ai calls this when a stream is cancelled."""
+        await _close(self._source)
+
+    @property
+    def model_name(self) -> str:
+        """Return the name the streamed response carries as ``model_name``."""
+        return _MODEL_NAME
+
+    @property
+    def provider_name(self) -> str | None:
+        """Return no provider name: nothing was sent to a provider."""
+        return None
+
+    @property
+    def provider_url(self) -> str | None:
+        """Return no provider URL: nothing was sent to a provider."""
+        return None
+
+    @property
+    def timestamp(self) -> datetime:
+        """Return when the stream was opened."""
+        return self._timestamp
+
+
+async def _close(events: AsyncIterator[Any]) -> None:
+    aclose: Callable[[], Awaitable[object]] | None = getattr(events, "aclose", None)
+    if aclose is not None:
+        await aclose()

@@ -1,0 +1,495 @@
+"""The pydantic-ai adapter against a real ``pydantic_ai.Agent``."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pydantic_ai")
+
+import subprocess
+import sys
+import textwrap
+from collections.abc import AsyncIterator
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic_ai import Agent, ModelRetry
+from pydantic_ai.messages import (
+    ImageUrl,
+    ModelMessage,
+    PartDeltaEvent,
+    PartStartEvent,
+    TextPart,
+    TextPartDelta,
+    ThinkingPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.messages import ModelResponse as PydanticModelResponse
+from pydantic_ai.output import NativeOutput, OutputObjectDefinition
+from pydantic_ai.usage import RunUsage
+
+from agents_testing import (
+    ModelRequest,
+    ModelResponse,
+    ScriptedModel,
+    Usage,
+    assistant_message,
+    function_call,
+    model_error,
+    model_stream,
+)
+from agents_testing.adapters.pydantic_ai import ScriptedPydanticAIModel, pydantic_ai_model
+
+from .contract import ANSWER, PROMPT, ContractError, ModelAdapterContract, tool_script
+
+# A space after the colon: not the compact JSON that function_call() or pydantic-ai 2.x write.
+EXACT_ARGUMENTS = '{"city": "Tokyo"}'
+
+
+def get_weather(city: str) -> str:
+    """Return the weather in a city."""
+    return f"{city}: sunny"
+
+
+class Forecast(BaseModel):
+    city: str
+    sky: str
+
+
+def weather_agent(model: ScriptedModel, **options: Any) -> Agent[None, Any]:
+    return Agent(pydantic_ai_model(model), tools=[get_weather], **options)
+
+
+async def run_agent(
+    agent: Agent[None, Any], prompt: str, *, stream: bool
+) -> tuple[Any, list[ModelMessage], RunUsage]:
+    """Run ``agent`` plainly or through ``run_stream``; return its output, messages and usage."""
+    if stream:
+        async with agent.run_stream(prompt) as streamed:
+            output = await streamed.get_output()
+        return output, streamed.all_messages(), run_usage(streamed)
+    result = await agent.run(prompt)
+    return result.output, result.all_messages(), run_usage(result)
+
+
+def run_usage(result: Any) -> RunUsage:
+    # ``usage`` is a method in pydantic-ai 1.x and a property (calling it warns) in 2.x.
+    usage = result.usage
+    return usage if isinstance(usage, RunUsage) else usage()
+
+
+def responses(messages: list[ModelMessage]) -> list[PydanticModelResponse]:
+    return [message for message in messages if isinstance(message, PydanticModelResponse)]
+
+
+class PydanticAiHarness:
+    """Run a pydantic-ai ``Agent`` with the ``get_weather`` tool on the adapted model."""
+
+    async def run(self, model: ScriptedModel, prompt: str, *, stream: bool) -> str:
+        output, _, _ = await run_agent(weather_agent(model), prompt, stream=stream)
+        return str(output)
+
+    def tool_names(self, request: ModelRequest) -> list[str]:
+        return [tool.name for tool in request.tools]
+
+
+class TestPydanticAiContract(ModelAdapterContract):
+    harness = PydanticAiHarness()
+
+
+stream_modes = pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+
+
+def exact_tool_script() -> list[Any]:
+    return [
+        [function_call("get_weather", EXACT_ARGUMENTS, call_id="call_1")],
+        [assistant_message(ANSWER)],
+    ]
+
+
+# -- requests -----------------------------------------------------------------------------
+
+
+@stream_modes
+async def test_second_call_input_is_the_exact_normalized_history(stream: bool) -> None:
+    model = ScriptedModel(exact_tool_script())
+
+    await run_agent(weather_agent(model), PROMPT, stream=stream)
+
+    assert model.calls[1].request.input == [
+        {"type": "message", "role": "user", "content": PROMPT},
+        function_call("get_weather", EXACT_ARGUMENTS, call_id="call_1"),
+        {"type": "function_call_output", "call_id": "call_1", "output": "Tokyo: sunny"},
+    ]
+
+
+async def test_system_prompt_is_an_input_item_and_instructions_are_system_instructions() -> None:
+    model = ScriptedModel([[assistant_message(ANSWER)]])
+    agent = weather_agent(model, system_prompt="You are terse.", instructions="Answer in English.")
+
+    await agent.run(PROMPT)
+
+    request = model.calls[0].request
+    assert request.system_instructions == "Answer in English."
+    assert request.input == [
+        {"type": "message", "role": "system", "content": "You are terse."},
+        {"type": "message", "role": "user", "content": PROMPT},
+    ]
+
+
+async def test_dynamic_instructions_are_recorded_per_call() -> None:
+    model = ScriptedModel(tool_script())
+    agent = weather_agent(model)
+    turns: list[str] = []
+
+    @agent.instructions
+    def numbered() -> str:
+        turns.append("turn")
+        return f"Turn {len(turns)}."
+
+    await agent.run(PROMPT)
+
+    assert [call.request.system_instructions for call in model.calls] == ["Turn 1.", "Turn 2."]
+
+
+async def test_recorded_request_keeps_settings_tools_and_pydantic_ai_objects() -> None:
+    model = ScriptedModel([[assistant_message(ANSWER)]])
+    agent = weather_agent(model, model_settings={"temperature": 0.0, "max_tokens": 50})
+
+    await agent.run(PROMPT)
+
+    request = model.calls[0].request
+    assert request.model_settings == {"temperature": 0.0, "max_tokens": 50}
+    [tool] = request.tools
+    assert (tool.name, tool.parameters_json_schema["required"]) == ("get_weather", ["city"])
+    assert request.output_type is None
+    [message] = request.extra["messages"]
+    assert message.parts[0].content == PROMPT
+    assert request.extra["model_request_parameters"].allow_text_output is True
+
+
+async def test_user_prompt_with_an_image_keeps_the_image_object() -> None:
+    model = ScriptedModel([[assistant_message(ANSWER)]])
+    image = ImageUrl(url="https://example.com/tokyo.png")
+
+    await weather_agent(model).run(["Describe the sky.", image])
+
+    assert model.calls[0].request.input == [
+        {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "Describe the sky."}, image],
+        }
+    ]
+
+
+async def test_model_retry_from_a_tool_reaches_the_next_call_as_its_output() -> None:
+    model = ScriptedModel(
+        [
+            [function_call("get_weather", {"city": "Atlantis"}, call_id="call_1")],
+            [function_call("get_weather", {"city": "Tokyo"}, call_id="call_2")],
+            [assistant_message(ANSWER)],
+        ]
+    )
+
+    def get_weather(city: str) -> str:
+        """Return the weather in a city."""
+        if city == "Atlantis":
+            raise ModelRetry("Unknown city, try a real one.")
+        return f"{city}: sunny"
+
+    agent = Agent(pydantic_ai_model(model), tools=[get_weather])
+
+    assert (await agent.run(PROMPT)).output == ANSWER
+
+    second_input = model.calls[1].request.input
+    [retried] = [item for item in second_input if item["type"] == "function_call_output"]
+    assert retried["call_id"] == "call_1"
+    assert "Unknown city, try a real one." in retried["output"]
+    model.assert_complete()
+
+
+# -- responses ----------------------------------------------------------------------------
+
+
+@stream_modes
+async def test_tool_call_part_keeps_the_exact_argument_string_and_call_id(stream: bool) -> None:
+    model = ScriptedModel(exact_tool_script())
+
+    _, messages, _ = await run_agent(weather_agent(model), PROMPT, stream=stream)
+
+    [call] = responses(messages)[0].parts
+    assert isinstance(call, ToolCallPart)
+    assert (call.tool_name, call.args, call.tool_call_id) == (
+        "get_weather",
+        EXACT_ARGUMENTS,
+        "call_1",
+    )
+    [tool_return] = messages[2].parts
+    assert isinstance(tool_return, ToolReturnPart)
+    assert (tool_return.tool_call_id, tool_return.content) == ("call_1", "Tokyo: sunny")
+
+
+@stream_modes
+async def test_usage_and_response_id_reach_the_run_result(stream: bool) -> None:
+    model = ScriptedModel(
+        [
+            ModelResponse(
+                [function_call("get_weather", {"city": "Tokyo"}, call_id="call_1")],
+                Usage(input_tokens=10, output_tokens=4, input_tokens_details={"cached_tokens": 6}),
+                response_id="resp_1",
+            ),
+            ModelResponse(
+                [assistant_message(ANSWER)],
+                Usage(
+                    input_tokens=20, output_tokens=7, output_tokens_details={"reasoning_tokens": 3}
+                ),
+                response_id="resp_2",
+                provider_data={"region": "test"},
+            ),
+        ]
+    )
+
+    _, messages, usage = await run_agent(weather_agent(model), PROMPT, stream=stream)
+
+    assert (usage.requests, usage.input_tokens, usage.output_tokens) == (2, 30, 11)
+    assert usage.cache_read_tokens == 6
+    assert usage.details == {"reasoning_tokens": 3}
+    assert [response.provider_response_id for response in responses(messages)] == [
+        "resp_1",
+        "resp_2",
+    ]
+    assert [response.provider_details for response in responses(messages)] == [
+        None,
+        {"region": "test"},
+    ]
+    assert {response.model_name for response in responses(messages)} == {"scripted"}
+
+
+async def test_scripted_error_reaches_the_caller_unchanged() -> None:
+    failure = ContractError("model unavailable")
+    model = ScriptedModel([model_error(failure)])
+
+    with pytest.raises(ContractError) as raised:
+        await weather_agent(model).run(PROMPT)
+
+    assert raised.value is failure
+
+
+async def test_structured_output_type_goes_through_its_output_tool() -> None:
+    model = ScriptedModel(
+        [[function_call("final_result", '{"city": "Tokyo", "sky": "sunny"}', call_id="out_1")]]
+    )
+    agent = Agent(pydantic_ai_model(model), output_type=Forecast)
+
+    result = await agent.run(PROMPT)
+
+    assert result.output == Forecast(city="Tokyo", sky="sunny")
+    request = model.calls[0].request
+    assert [tool.name for tool in request.output_type] == ["final_result"]
+    assert request.tools == []
+    model.assert_complete()
+
+
+async def test_unusable_output_is_retried_with_a_user_message_and_no_extra_system_text() -> None:
+    model = ScriptedModel(
+        [
+            [assistant_message("Sunny, I think.")],
+            [function_call("final_result", {"city": "Tokyo", "sky": "sunny"}, call_id="out_1")],
+        ]
+    )
+    agent = Agent(pydantic_ai_model(model), output_type=Forecast, instructions="Be brief.")
+
+    assert (await agent.run(PROMPT)).output == Forecast(city="Tokyo", sky="sunny")
+
+    # pydantic-ai words the feedback differently across versions; its place and role are stable.
+    [prompt, answer, feedback] = model.calls[1].request.input
+    assert prompt == {"type": "message", "role": "user", "content": PROMPT}
+    assert answer == assistant_message("Sunny, I think.")
+    assert (feedback["type"], feedback["role"]) == ("message", "user")
+    assert model.calls[1].request.system_instructions == "Be brief."
+
+
+async def test_native_output_records_the_output_object() -> None:
+    model = ScriptedModel([[assistant_message('{"city": "Tokyo", "sky": "sunny"}')]])
+    agent = Agent(pydantic_ai_model(model), output_type=NativeOutput(Forecast))
+
+    assert (await agent.run(PROMPT)).output == Forecast(city="Tokyo", sky="sunny")
+
+    output_object = model.calls[0].request.output_type
+    assert isinstance(output_object, OutputObjectDefinition)
+    assert output_object.json_schema["required"] == ["city", "sky"]
+
+
+async def test_output_item_without_a_part_fails_with_its_position() -> None:
+    model = ScriptedModel([[assistant_message(ANSWER), {"type": "reasoning", "summary": []}]])
+
+    with pytest.raises(ValueError, match=r"output item 2 .*reasoning"):
+        await weather_agent(model).run(PROMPT)
+
+
+def test_pydantic_ai_model_wraps_only_a_scripted_model() -> None:
+    model = ScriptedModel()
+    adapted = pydantic_ai_model(model)
+
+    assert isinstance(adapted, ScriptedPydanticAIModel)
+    assert adapted.scripted_model is model
+    with pytest.raises(TypeError, match="expects a ScriptedModel"):
+        pydantic_ai_model(object())  # type: ignore[arg-type]
+
+
+# -- streaming ----------------------------------------------------------------------------
+
+
+async def test_streamed_text_arrives_as_the_scripted_deltas() -> None:
+    model = ScriptedModel(
+        [
+            model_stream(
+                [
+                    {"type": "response_started"},
+                    {"type": "output_text_delta", "item_id": "msg_1", "delta": "It is "},
+                    {"type": "output_text_delta", "item_id": "msg_1", "delta": "sunny."},
+                    {"type": "response_done", "response": done_payload([])},
+                ]
+            )
+        ]
+    )
+
+    async with weather_agent(model).run_stream(PROMPT) as streamed:
+        deltas = [delta async for delta in streamed.stream_text(delta=True, debounce_by=None)]
+
+    assert deltas == ["It is ", "sunny."]
+    assert model.calls[0].streamed is True
+
+
+async def test_stream_events_show_the_tool_call_part_and_text_deltas() -> None:
+    model = ScriptedModel(
+        [
+            [function_call("get_weather", EXACT_ARGUMENTS, call_id="call_1")],
+            model_stream(
+                [
+                    {"type": "output_text_delta", "item_id": None, "delta": "It is "},
+                    {"type": "output_text_delta", "item_id": None, "delta": "sunny."},
+                    {"type": "response_done", "response": done_payload([])},
+                ]
+            ),
+        ]
+    )
+
+    events = await model_events(weather_agent(model), PROMPT)
+
+    [call_start, text_start, text_delta] = events
+    assert isinstance(call_start, PartStartEvent)
+    assert isinstance(call_start.part, ToolCallPart)
+    assert (call_start.part.args, call_start.part.tool_call_id) == (EXACT_ARGUMENTS, "call_1")
+    assert isinstance(text_start, PartStartEvent)
+    assert text_start.part == TextPart(content="It is ")
+    assert isinstance(text_delta, PartDeltaEvent)
+    assert text_delta.delta == TextPartDelta(content_delta="sunny.")
+
+
+async def test_exact_stream_may_carry_only_response_done() -> None:
+    output = [assistant_message(ANSWER)]
+    model = ScriptedModel(
+        [model_stream([{"type": "response_done", "response": done_payload(output)}])]
+    )
+
+    async with weather_agent(model).run_stream(PROMPT) as streamed:
+        assert await streamed.get_output() == ANSWER
+
+
+async def test_model_event_adds_a_pydantic_ai_part() -> None:
+    thinking = ThinkingPart(content="Check the tool first.")
+    model = ScriptedModel(
+        [
+            model_stream(
+                [
+                    {"type": "model", "event": thinking},
+                    {"type": "model", "event": TextPart(content=ANSWER)},
+                    {"type": "response_done", "response": done_payload([])},
+                ]
+            )
+        ]
+    )
+
+    async with weather_agent(model).run_stream(PROMPT) as streamed:
+        assert await streamed.get_output() == ANSWER
+
+    assert responses(streamed.all_messages())[0].parts == [thinking, TextPart(content=ANSWER)]
+
+
+async def test_leaving_a_stream_early_closes_the_scripted_source() -> None:
+    closed: list[bool] = []
+
+    async def events() -> AsyncIterator[Any]:
+        try:
+            yield {"type": "output_text_delta", "item_id": None, "delta": "It is "}
+            yield {"type": "output_text_delta", "item_id": None, "delta": "sunny."}
+            yield {"type": "response_done", "response": done_payload([])}
+        finally:
+            closed.append(True)
+
+    model = ScriptedModel([model_stream(events())])
+
+    async with weather_agent(model).run_stream(PROMPT) as streamed:
+        async for _ in streamed.stream_text(delta=True, debounce_by=None):
+            break
+
+    assert closed == [True]
+
+
+async def test_unknown_stream_event_fails_naming_what_is_supported() -> None:
+    model = ScriptedModel([model_stream([{"type": "audio_delta", "delta": "..."}])])
+
+    with pytest.raises(TypeError, match="output_text_delta or response_done"):
+        async with weather_agent(model).run_stream(PROMPT) as streamed:
+            await streamed.get_output()
+
+
+def done_payload(output: list[Any]) -> dict[str, Any]:
+    return {
+        "id": "resp_stream",
+        "request_id": None,
+        "usage": {"requests": 1, "input_tokens": 0, "output_tokens": 0, "total_tokens": 0},
+        "raw_usage": None,
+        "provider_data": None,
+        "output": output,
+    }
+
+
+async def model_events(agent: Agent[None, Any], prompt: str) -> list[Any]:
+    """Return the part events of every model response in a streamed run, in order."""
+    events: list[Any] = []
+    async with agent.iter(prompt) as run:
+        async for node in run:
+            if Agent.is_model_request_node(node):
+                async with node.stream(run.ctx) as stream:
+                    events.extend(
+                        [e async for e in stream if isinstance(e, (PartStartEvent, PartDeltaEvent))]
+                    )
+    return events
+
+
+# -- packaging ----------------------------------------------------------------------------
+
+
+def test_import_without_pydantic_ai_names_the_extra() -> None:
+    script = textwrap.dedent(
+        """
+        import sys
+        sys.modules["pydantic_ai"] = None
+        try:
+            import agents_testing.adapters.pydantic_ai
+        except ImportError as error:
+            print(error)
+        else:
+            raise SystemExit("imported without pydantic-ai")
+        """
+    )
+
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+    )
+
+    assert 'pip install "agents-testing[pydantic-ai]"' in done.stdout
