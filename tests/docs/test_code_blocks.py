@@ -1,28 +1,61 @@
-"""Run every ``python`` code block in the README and in docs/, as a user would paste it."""
+"""Keep every ``python`` code block in the README and in docs/ working.
+
+A block preceded by ``<!-- include: examples/FILE.py::NAME -->`` must equal the source of
+``NAME`` (a function or class) in that example, which the test run executes anyway. Every
+other block is executed as a user would paste it, and its ``test_*`` functions are called.
+
+After editing an example, refresh the included blocks with
+``python tests/docs/test_code_blocks.py --sync``.
+"""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import inspect
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
+BLOCK = re.compile(
+    r"(?:^<!-- include: (?P<include>\S+) -->\n)?^```python\n(?P<code>.*?)^```",
+    re.MULTILINE | re.DOTALL,
+)
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
-def _blocks() -> list[tuple[str, str]]:
+def _blocks() -> list[tuple[str, str | None, str]]:
     found = []
     for document in DOCUMENTS:
         for number, match in enumerate(BLOCK.finditer(document.read_text()), start=1):
-            found.append((f"{document.relative_to(ROOT)}#{number}", match.group(1)))
+            where = f"{document.relative_to(ROOT)}#{number}"
+            found.append((where, match.group("include"), match.group("code")))
     return found
 
 
-@pytest.mark.parametrize(("where", "source"), _blocks(), ids=[where for where, _ in _blocks()])
+def included_source(include: str) -> str:
+    """Return the source of ``path::name`` from an example file, decorators included."""
+    path, _, name = include.partition("::")
+    source = (ROOT / path).read_text()
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.name == name:
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                assert node.end_lineno is not None
+                lines = source.splitlines(keepends=True)[first - 1 : node.end_lineno]
+                return "".join(lines)
+    raise LookupError(f"{include}: no top-level function or class {name!r}")
+
+
+BLOCKS = _blocks()
+EXECUTED = [(where, code) for where, include, code in BLOCKS if include is None]
+INCLUDED = [(where, include, code) for where, include, code in BLOCKS if include is not None]
+
+
+@pytest.mark.parametrize(("where", "source"), EXECUTED, ids=[where for where, _ in EXECUTED])
 def test_code_block_runs(where: str, source: str) -> None:
     namespace: dict[str, object] = {"__name__": f"docs_block_{abs(hash(where))}"}
     exec(compile(source, where, "exec"), namespace)
@@ -34,5 +67,35 @@ def test_code_block_runs(where: str, source: str) -> None:
             asyncio.run(result)
 
 
+@pytest.mark.parametrize(
+    ("where", "include", "code"), INCLUDED, ids=[where for where, _, _ in INCLUDED]
+)
+def test_included_block_matches_its_example(where: str, include: str, code: str) -> None:
+    assert code == included_source(include), (
+        f"{where} differs from {include}; run python tests/docs/test_code_blocks.py --sync"
+    )
+
+
 def test_readme_has_runnable_blocks() -> None:
-    assert any(where.startswith("README.md") for where, _ in _blocks())
+    assert any(where.startswith("README.md") for where, _ in EXECUTED)
+
+
+def sync() -> None:
+    """Rewrite every included block from its example's current source."""
+    for document in DOCUMENTS:
+        text = document.read_text()
+
+        def refresh(match: re.Match[str]) -> str:
+            include = match.group("include")
+            if include is None:
+                return match.group(0)
+            return f"<!-- include: {include} -->\n```python\n{included_source(include)}```"
+
+        updated = BLOCK.sub(refresh, text)
+        if updated != text:
+            document.write_text(updated)
+            print(f"updated {document.relative_to(ROOT)}")
+
+
+if __name__ == "__main__" and "--sync" in sys.argv:
+    sync()
