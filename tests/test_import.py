@@ -9,10 +9,14 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+import agents_testing
+
+# The folder that holds the package under test: the checkout, or site-packages when the
+# suite runs against an installed copy.
+PACKAGE_PARENT = Path(agents_testing.__file__).resolve().parent.parent
 
 # Runs in a fresh interpreter in isolated mode (-I: no PYTHON* variables, no user site, no
-# script directory on sys.path), so only the repo path given here adds importable code.
+# script directory on sys.path), so only the path given here adds importable code.
 PROBE = """
 import importlib, json, sys
 sys.path.insert(0, sys.argv[1])
@@ -39,8 +43,8 @@ CORE_MODULES = [
 
 def run_probe(module: str, *flags: str) -> dict[str, object]:
     completed = subprocess.run(
-        [sys.executable, "-I", *flags, "-c", PROBE, str(REPO), module],
-        cwd=REPO,
+        [sys.executable, "-I", *flags, "-c", PROBE, str(PACKAGE_PARENT), module],
+        cwd=PACKAGE_PARENT,
         capture_output=True,
         text=True,
         check=False,
@@ -48,7 +52,7 @@ def run_probe(module: str, *flags: str) -> dict[str, object]:
     )
     assert completed.returncode == 0, completed.stderr
     result: dict[str, object] = json.loads(completed.stdout)
-    assert Path(str(result["file"])).is_relative_to(REPO / "agents_testing")
+    assert Path(str(result["file"])).is_relative_to(PACKAGE_PARENT / "agents_testing")
     return result
 
 

@@ -40,13 +40,13 @@ def included_source(include: str) -> str:
     """Return the source of ``path::name`` from an example file, decorators included."""
     path, _, name = include.partition("::")
     source = (ROOT / path).read_text()
+    definitions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     for node in ast.parse(source).body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if node.name == name:
-                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-                assert node.end_lineno is not None
-                lines = source.splitlines(keepends=True)[first - 1 : node.end_lineno]
-                return "".join(lines)
+        if isinstance(node, definitions) and node.name == name:
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            assert node.end_lineno is not None
+            lines = source.splitlines(keepends=True)[first - 1 : node.end_lineno]
+            return "".join(lines)
     raise LookupError(f"{include}: no top-level function or class {name!r}")
 
 
