@@ -5,6 +5,9 @@
 - ``openai_agents_sandbox_session(steps)`` is a ``BaseSandboxSession`` for
   ``RunConfig(sandbox=SandboxRunConfig(session=...))``, scripted with the SDK's own method
   names.
+- ``openai_agents_realtime_model(transport)`` is a ``RealtimeModel`` over a core
+  ``ScriptedRealtimeTransport`` for ``RealtimeSession`` / ``RealtimeRunner``;
+  ``wait_for_session_event(session, type)`` waits until the session has processed an event.
 
 Keep asserting on the core objects (``calls``, ``assert_complete()``): the adapters only
 translate between the SDK's types and the normalized ones. Importing this module without
@@ -12,6 +15,8 @@ translate between the SDK's types and the normalized ones. Importing this module
 """
 
 from ._openai_agents_model import openai_agents_model as openai_agents_model
+from ._openai_agents_realtime import openai_agents_realtime_model as openai_agents_realtime_model
+from ._openai_agents_realtime import wait_for_session_event as wait_for_session_event
 from ._openai_agents_sandbox import (
     OPENAI_AGENTS_SANDBOX_INTERFACE as OPENAI_AGENTS_SANDBOX_INTERFACE,
 )
@@ -22,5 +27,7 @@ __all__ = [
     "OPENAI_AGENTS_SANDBOX_INTERFACE",
     "OpenAIAgentsSandboxSession",
     "openai_agents_model",
+    "openai_agents_realtime_model",
     "openai_agents_sandbox_session",
+    "wait_for_session_event",
 ]
