@@ -10,6 +10,7 @@ from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any, Literal, TypedDict, cast
 
+from ._signals import is_aborted
 from ._snapshot import snapshot
 from .errors import (
     InvalidScriptedModelStepError,
@@ -216,17 +217,8 @@ def _detach_request(request: ModelRequest) -> ModelRequest:
     )
 
 
-def _is_aborted(signal: Any) -> bool:
-    if signal is None:
-        return False
-    if getattr(signal, "aborted", False):
-        return True
-    is_set = getattr(signal, "is_set", None)
-    return bool(is_set()) if callable(is_set) else False
-
-
 def _check_abort(request: ModelRequest, call_index: int | None) -> None:
-    if _is_aborted(request.signal):
+    if is_aborted(request.signal):
         raise ScriptedModelRequestAbortedError(call_index)
 
 

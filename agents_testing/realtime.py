@@ -22,8 +22,9 @@ import re
 from collections import deque
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypeAlias, TypedDict, TypeVar, get_args, overload
+from typing import Any, Literal, TypeAlias, TypedDict, TypeVar, get_args, overload
 
+from ._signals import AbortSignal, is_aborted
 from ._snapshot import snapshot
 from .errors import (
     IncompleteRealtimeScenarioError,
@@ -360,25 +361,6 @@ class _Registration:
     once: bool
 
 
-class _SupportsAborted(Protocol):
-    @property
-    def aborted(self) -> object: ...
-
-
-class _SupportsIsSet(Protocol):
-    def is_set(self) -> bool: ...
-
-
-_AbortSignal: TypeAlias = _SupportsAborted | _SupportsIsSet
-
-
-def _is_aborted(signal: object) -> bool:
-    if getattr(signal, "aborted", False):
-        return True
-    is_set = getattr(signal, "is_set", None)
-    return callable(is_set) and bool(is_set())
-
-
 # -- the transport -----------------------------------------------------------------------
 
 
@@ -661,7 +643,7 @@ class ScriptedRealtimeTransport:
         scenario: Callable[[RealtimeScenarioContext], object],
         exercise: Callable[[], Awaitable[_T]],
         timeout: float | None = None,
-        signal: _AbortSignal | None = None,
+        signal: AbortSignal | None = None,
     ) -> _T: ...
     @overload
     async def run_scenario(
@@ -670,7 +652,7 @@ class ScriptedRealtimeTransport:
         scenario: Callable[[RealtimeScenarioContext], object],
         exercise: Callable[[], _T],
         timeout: float | None = None,
-        signal: _AbortSignal | None = None,
+        signal: AbortSignal | None = None,
     ) -> _T: ...
     async def run_scenario(
         self,
@@ -678,7 +660,7 @@ class ScriptedRealtimeTransport:
         scenario: Callable[[RealtimeScenarioContext], object],
         exercise: Callable[[], object],
         timeout: float | None = None,
-        signal: _AbortSignal | None = None,
+        signal: AbortSignal | None = None,
     ) -> Any:
         """Run the scripted server side and the code under test together; return its value.
 
@@ -719,7 +701,7 @@ class ScriptedRealtimeTransport:
                 "have an 'aborted' attribute or an 'is_set()' method, got "
                 f"{type(signal).__name__}."
             )
-        if signal is not None and _is_aborted(signal):
+        if signal is not None and is_aborted(signal):
             raise ScriptedRealtimeScenarioCancelledError(self._pending_expectations())
         run = _ScenarioRun(self, asyncio.get_running_loop())
         try:
@@ -1300,7 +1282,7 @@ class _ScenarioRun:
         self._poll = None
         if not self.active:
             return
-        if _is_aborted(signal):
+        if is_aborted(signal):
             self._cancel()
         else:
             self._poll = self.loop.call_later(_SIGNAL_POLL_INTERVAL, self._poll_signal, signal)
