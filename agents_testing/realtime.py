@@ -364,7 +364,102 @@ class _Registration:
 # -- the transport -----------------------------------------------------------------------
 
 
-class ScriptedRealtimeTransport:
+class _ExpectsCalls:
+    """The typed ``expect_call`` shared by the transport and a scenario's context."""
+
+    @overload
+    def expect_call(
+        self, method: Literal["connect"], matcher: Callable[[ConnectCall], object] | None = None
+    ) -> asyncio.Future[ConnectCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: Literal["send_event"],
+        matcher: Callable[[SendEventCall], object] | None = None,
+    ) -> asyncio.Future[SendEventCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: Literal["request_response"],
+        matcher: Callable[[RequestResponseCall], object] | None = None,
+    ) -> asyncio.Future[RequestResponseCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: Literal["send_message"],
+        matcher: Callable[[SendMessageCall], object] | None = None,
+    ) -> asyncio.Future[SendMessageCall]: ...
+    @overload
+    def expect_call(
+        self, method: Literal["add_image"], matcher: Callable[[AddImageCall], object] | None = None
+    ) -> asyncio.Future[AddImageCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: Literal["send_audio"],
+        matcher: Callable[[SendAudioCall], object] | None = None,
+    ) -> asyncio.Future[SendAudioCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: Literal["update_session_config"],
+        matcher: Callable[[UpdateSessionConfigCall], object] | None = None,
+    ) -> asyncio.Future[UpdateSessionConfigCall]: ...
+    @overload
+    def expect_call(
+        self, method: Literal["close"], matcher: Callable[[CloseCall], object] | None = None
+    ) -> asyncio.Future[CloseCall]: ...
+    @overload
+    def expect_call(
+        self, method: Literal["mute"], matcher: Callable[[MuteCall], object] | None = None
+    ) -> asyncio.Future[MuteCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: Literal["send_function_call_output"],
+        matcher: Callable[[SendFunctionCallOutputCall], object] | None = None,
+    ) -> asyncio.Future[SendFunctionCallOutputCall]: ...
+    @overload
+    def expect_call(
+        self, method: Literal["interrupt"], matcher: Callable[[InterruptCall], object] | None = None
+    ) -> asyncio.Future[InterruptCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: Literal["reset_history"],
+        matcher: Callable[[ResetHistoryCall], object] | None = None,
+    ) -> asyncio.Future[ResetHistoryCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: Literal["send_mcp_response"],
+        matcher: Callable[[SendMcpResponseCall], object] | None = None,
+    ) -> asyncio.Future[SendMcpResponseCall]: ...
+    @overload
+    def expect_call(
+        self,
+        method: RealtimeTransportMethod,
+        matcher: Callable[[RealtimeTransportCall], object] | None = None,
+    ) -> asyncio.Future[Any]: ...
+    def expect_call(
+        self, method: str, matcher: Callable[[Any], object] | None = None
+    ) -> asyncio.Future[Any]:
+        """Return a future for the next unclaimed call, which must be a ``method`` call.
+
+        Expectations and calls pair up in one global order: a call made before its
+        expectation is kept until an expectation claims it. ``matcher(call)`` rejects the
+        call only by returning exactly ``False``; if it raises, the expectation fails with
+        that exception. A live call that fails its expectation also raises the error; a
+        kept call that fails it only fails the future. The matcher and the future get
+        detached copies of the recorded call.
+        """
+        return self._expect(method, matcher)
+
+    def _expect(self, method: str, matcher: Callable[[Any], object] | None) -> asyncio.Future[Any]:
+        raise NotImplementedError
+
+
+class ScriptedRealtimeTransport(_ExpectsCalls):
     """A realtime transport double: records outbound calls, emits scripted inbound events.
 
     ``status`` and ``muted`` are plain attributes; tests may assign them.
@@ -466,94 +561,6 @@ class ScriptedRealtimeTransport:
             del self._listeners[event]
 
     # -- scripting -----------------------------------------------------------------------
-
-    @overload
-    def expect_call(
-        self, method: Literal["connect"], matcher: Callable[[ConnectCall], object] | None = None
-    ) -> asyncio.Future[ConnectCall]: ...
-    @overload
-    def expect_call(
-        self,
-        method: Literal["send_event"],
-        matcher: Callable[[SendEventCall], object] | None = None,
-    ) -> asyncio.Future[SendEventCall]: ...
-    @overload
-    def expect_call(
-        self,
-        method: Literal["request_response"],
-        matcher: Callable[[RequestResponseCall], object] | None = None,
-    ) -> asyncio.Future[RequestResponseCall]: ...
-    @overload
-    def expect_call(
-        self,
-        method: Literal["send_message"],
-        matcher: Callable[[SendMessageCall], object] | None = None,
-    ) -> asyncio.Future[SendMessageCall]: ...
-    @overload
-    def expect_call(
-        self, method: Literal["add_image"], matcher: Callable[[AddImageCall], object] | None = None
-    ) -> asyncio.Future[AddImageCall]: ...
-    @overload
-    def expect_call(
-        self,
-        method: Literal["send_audio"],
-        matcher: Callable[[SendAudioCall], object] | None = None,
-    ) -> asyncio.Future[SendAudioCall]: ...
-    @overload
-    def expect_call(
-        self,
-        method: Literal["update_session_config"],
-        matcher: Callable[[UpdateSessionConfigCall], object] | None = None,
-    ) -> asyncio.Future[UpdateSessionConfigCall]: ...
-    @overload
-    def expect_call(
-        self, method: Literal["close"], matcher: Callable[[CloseCall], object] | None = None
-    ) -> asyncio.Future[CloseCall]: ...
-    @overload
-    def expect_call(
-        self, method: Literal["mute"], matcher: Callable[[MuteCall], object] | None = None
-    ) -> asyncio.Future[MuteCall]: ...
-    @overload
-    def expect_call(
-        self,
-        method: Literal["send_function_call_output"],
-        matcher: Callable[[SendFunctionCallOutputCall], object] | None = None,
-    ) -> asyncio.Future[SendFunctionCallOutputCall]: ...
-    @overload
-    def expect_call(
-        self, method: Literal["interrupt"], matcher: Callable[[InterruptCall], object] | None = None
-    ) -> asyncio.Future[InterruptCall]: ...
-    @overload
-    def expect_call(
-        self,
-        method: Literal["reset_history"],
-        matcher: Callable[[ResetHistoryCall], object] | None = None,
-    ) -> asyncio.Future[ResetHistoryCall]: ...
-    @overload
-    def expect_call(
-        self,
-        method: Literal["send_mcp_response"],
-        matcher: Callable[[SendMcpResponseCall], object] | None = None,
-    ) -> asyncio.Future[SendMcpResponseCall]: ...
-    @overload
-    def expect_call(
-        self,
-        method: RealtimeTransportMethod,
-        matcher: Callable[[RealtimeTransportCall], object] | None = None,
-    ) -> asyncio.Future[Any]: ...
-    def expect_call(
-        self, method: str, matcher: Callable[[Any], object] | None = None
-    ) -> asyncio.Future[Any]:
-        """Return a future for the next unclaimed call, which must be a ``method`` call.
-
-        Expectations and calls pair up in one global order: a call made before its
-        expectation is kept until an expectation claims it. ``matcher(call)`` rejects the
-        call only by returning exactly ``False``; if it raises, the expectation fails with
-        that exception. A live call that fails its expectation also raises the error; a
-        kept call that fails it only fails the future. The matcher and the future get
-        detached copies of the recorded call.
-        """
-        return self._expect(method, matcher)
 
     def _expect(self, method: str, matcher: Callable[[Any], object] | None) -> asyncio.Future[Any]:
         _check_method("expect_call", method)
@@ -987,8 +994,14 @@ class ScriptedRealtimeTransport:
 # -- scenario runs -----------------------------------------------------------------------
 
 
-class RealtimeScenarioContext:
-    """The scenario side's handle on a ``run_scenario`` run: owned expectations and ``emit``."""
+class RealtimeScenarioContext(_ExpectsCalls):
+    """The scenario side's handle on a ``run_scenario`` run: owned expectations and ``emit``.
+
+    ``expect_call`` works as the transport's does, and a failed expectation fails the run.
+    An expectation registered after the exercise finished, that no kept call satisfies,
+    fails the run at once with ``IncompleteRealtimeScenarioError``; once the run has ended,
+    the returned future is already failed with the run's error.
+    """
 
     def __init__(self, run: _ScenarioRun) -> None:
         self._run = run
@@ -997,89 +1010,7 @@ class RealtimeScenarioContext:
         """Emit an inbound event on the transport, synchronously (also after the run)."""
         return self._run.transport.emit(event, *args)
 
-    @overload
-    def expect_call(
-        self, method: Literal["connect"], matcher: Callable[[ConnectCall], object] | None = None
-    ) -> asyncio.Future[ConnectCall]: ...
-    @overload
-    def expect_call(
-        self,
-        method: Literal["send_event"],
-        matcher: Callable[[SendEventCall], object] | None = None,
-    ) -> asyncio.Future[SendEventCall]: ...
-    @overload
-    def expect_call(
-        self,
-        method: Literal["request_response"],
-        matcher: Callable[[RequestResponseCall], object] | None = None,
-    ) -> asyncio.Future[RequestResponseCall]: ...
-    @overload
-    def expect_call(
-        self,
-        method: Literal["send_message"],
-        matcher: Callable[[SendMessageCall], object] | None = None,
-    ) -> asyncio.Future[SendMessageCall]: ...
-    @overload
-    def expect_call(
-        self, method: Literal["add_image"], matcher: Callable[[AddImageCall], object] | None = None
-    ) -> asyncio.Future[AddImageCall]: ...
-    @overload
-    def expect_call(
-        self,
-        method: Literal["send_audio"],
-        matcher: Callable[[SendAudioCall], object] | None = None,
-    ) -> asyncio.Future[SendAudioCall]: ...
-    @overload
-    def expect_call(
-        self,
-        method: Literal["update_session_config"],
-        matcher: Callable[[UpdateSessionConfigCall], object] | None = None,
-    ) -> asyncio.Future[UpdateSessionConfigCall]: ...
-    @overload
-    def expect_call(
-        self, method: Literal["close"], matcher: Callable[[CloseCall], object] | None = None
-    ) -> asyncio.Future[CloseCall]: ...
-    @overload
-    def expect_call(
-        self, method: Literal["mute"], matcher: Callable[[MuteCall], object] | None = None
-    ) -> asyncio.Future[MuteCall]: ...
-    @overload
-    def expect_call(
-        self,
-        method: Literal["send_function_call_output"],
-        matcher: Callable[[SendFunctionCallOutputCall], object] | None = None,
-    ) -> asyncio.Future[SendFunctionCallOutputCall]: ...
-    @overload
-    def expect_call(
-        self, method: Literal["interrupt"], matcher: Callable[[InterruptCall], object] | None = None
-    ) -> asyncio.Future[InterruptCall]: ...
-    @overload
-    def expect_call(
-        self,
-        method: Literal["reset_history"],
-        matcher: Callable[[ResetHistoryCall], object] | None = None,
-    ) -> asyncio.Future[ResetHistoryCall]: ...
-    @overload
-    def expect_call(
-        self,
-        method: Literal["send_mcp_response"],
-        matcher: Callable[[SendMcpResponseCall], object] | None = None,
-    ) -> asyncio.Future[SendMcpResponseCall]: ...
-    @overload
-    def expect_call(
-        self,
-        method: RealtimeTransportMethod,
-        matcher: Callable[[RealtimeTransportCall], object] | None = None,
-    ) -> asyncio.Future[Any]: ...
-    def expect_call(
-        self, method: str, matcher: Callable[[Any], object] | None = None
-    ) -> asyncio.Future[Any]:
-        """Expect the next call as ``transport.expect_call`` does; if it fails, the run fails.
-
-        Registering an expectation that no buffered call satisfies after the exercise has
-        finished fails the run at once with ``IncompleteRealtimeScenarioError``. Once the
-        run has ended, the returned future is already failed with the run's error.
-        """
+    def _expect(self, method: str, matcher: Callable[[Any], object] | None) -> asyncio.Future[Any]:
         return self._run.expect_call(method, matcher)
 
 
