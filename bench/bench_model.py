@@ -49,44 +49,33 @@ def per_call(fn: Callable[[], Any]) -> float:
     return (time.perf_counter() - start) / CALLS
 
 
+def time_get_response(request: ModelRequest, *, lock: bool = True) -> float:
+    """Return the seconds per ``get_response`` call with a shorthand step."""
+    model = ScriptedModel([[assistant_message("hi")]] * CALLS)
+    if not lock:
+        model._lock = contextlib.nullcontext()  # type: ignore[assignment]
+
+    async def run() -> float:
+        start = time.perf_counter()
+        for _ in range(CALLS):
+            await model.get_response(request)
+        return (time.perf_counter() - start) / CALLS
+
+    return asyncio.run(run())
+
+
 def ours_record() -> float:
-    request = ModelRequest(input=conversation(), model_settings={"temperature": 0.0})
-    model = ScriptedModel([[assistant_message("hi")]] * CALLS)
-
-    async def run() -> float:
-        start = time.perf_counter()
-        for _ in range(CALLS):
-            await model.get_response(request)
-        return (time.perf_counter() - start) / CALLS
-
-    return asyncio.run(run())
-
-
-def ours_record_without_lock() -> float:
-    request = ModelRequest(input="hi")
-    model = ScriptedModel([[assistant_message("hi")]] * CALLS)
-    model._lock = contextlib.nullcontext()  # type: ignore[assignment]
-
-    async def run() -> float:
-        start = time.perf_counter()
-        for _ in range(CALLS):
-            await model.get_response(request)
-        return (time.perf_counter() - start) / CALLS
-
-    return asyncio.run(run())
+    return time_get_response(
+        ModelRequest(input=conversation(), model_settings={"temperature": 0.0})
+    )
 
 
 def ours_record_small() -> float:
-    request = ModelRequest(input="hi")
-    model = ScriptedModel([[assistant_message("hi")]] * CALLS)
+    return time_get_response(ModelRequest(input="hi"))
 
-    async def run() -> float:
-        start = time.perf_counter()
-        for _ in range(CALLS):
-            await model.get_response(request)
-        return (time.perf_counter() - start) / CALLS
 
-    return asyncio.run(run())
+def ours_record_without_lock() -> float:
+    return time_get_response(ModelRequest(input="hi"), lock=False)
 
 
 def deepcopy_request() -> float:
