@@ -139,7 +139,10 @@ class _ScriptedAgentsModel(Model):
             conversation_id=conversation_id,
             prompt=prompt,
         )
-        call_index = len(self._model.calls)
+        # The core takes the step before its first await, so this call's index is the next
+        # one; last_call reads one record where len(calls) would build them all.
+        last = self._model.last_call
+        call_index = 0 if last is None else last.index + 1
         try:
             response = await self._model.get_response(request)
         except Exception as error:
