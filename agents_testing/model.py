@@ -11,6 +11,7 @@ from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any, Literal, TypedDict, cast
 
+from ._completion import CompletionContext
 from ._signals import is_aborted
 from ._snapshot import snapshot
 from .errors import (
@@ -421,7 +422,7 @@ def _usage_payload(usage: Usage) -> dict[str, Any]:
     }
 
 
-class ScriptedModel:
+class ScriptedModel(CompletionContext):
     """A model double that answers each call with the next scripted step.
 
     Steps are served in call order, whether the call is streamed or not. Each call is

@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, TypedDict, TypeVar, get_args, overload
 
+from ._completion import CompletionContext
 from ._signals import AbortSignal, is_aborted
 from ._snapshot import snapshot
 from .errors import (
@@ -459,7 +460,7 @@ class _ExpectsCalls:
         raise NotImplementedError
 
 
-class ScriptedRealtimeTransport(_ExpectsCalls):
+class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
     """A realtime transport double: records outbound calls, emits scripted inbound events.
 
     ``status`` and ``muted`` are plain attributes; tests may assign them.
