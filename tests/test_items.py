@@ -273,3 +273,14 @@ def test_retry_advice_request_has_no_request_by_default() -> None:
     query = RetryAdviceRequest(error=ValueError("x"), stream=False, attempt=1)
 
     assert query.request is None
+
+
+def test_optional_keys_of_the_typed_dicts_are_optional_at_run_time() -> None:
+    # Runtime introspection (schema generators, pydantic, TypeAdapter) must see the same
+    # optional keys as a type checker does.
+    from agents_testing import AssistantMessageItem, OutputTextDeltaEvent
+
+    assert AssistantMessageItem.__optional_keys__ == {"id", "phase", "provider_data"}
+    assert AssistantMessageItem.__required_keys__ == {"type", "role", "status", "content"}
+    assert OutputTextDeltaEvent.__optional_keys__ == {"provider_data"}
+    assert OutputTextDeltaEvent.__required_keys__ == {"type", "item_id", "delta"}
