@@ -5,11 +5,13 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
+import sys
 import threading
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any, Literal, TypedDict, cast
 
+from ._completion import CompletionContext
 from ._signals import is_aborted
 from ._snapshot import snapshot
 from .errors import (
@@ -420,7 +422,7 @@ def _usage_payload(usage: Usage) -> dict[str, Any]:
     }
 
 
-class ScriptedModel:
+class ScriptedModel(CompletionContext):
     """A model double that answers each call with the next scripted step.
 
     Steps are served in call order, whether the call is streamed or not. Each call is
@@ -654,14 +656,18 @@ class ScriptedModel:
             else:
                 _check_abort(request, index)
             events = _iterate(source)
+            failure: BaseException | None = None
             try:
                 async for event in events:
                     _check_abort(request, index)
                     yield event
+            except BaseException as error:
+                failure = _in_flight(error)
+                raise
             finally:
                 # Close the source now, not when the garbage collector finds it: a consumer
                 # that stops early expects the scripted source to be released.
-                await events.aclose()
+                await _close_source(events.aclose, failure)
             _check_abort(request, index)
             return
         result = step.payload
@@ -728,6 +734,7 @@ def _same_inputs(a: ModelRequest, b: ModelRequest) -> bool:
 async def _iterate(source: Any) -> AsyncGenerator[Any, None]:
     """Iterate a sync or async source, awaiting awaitable items, and close it when done."""
     kind: Any = type(source)  # pyright: ignore[reportUnknownVariableType]
+    failure: BaseException | None = None
     if callable(getattr(kind, "__aiter__", None)):
         iterator = source.__aiter__()
         try:
@@ -737,10 +744,11 @@ async def _iterate(source: Any) -> AsyncGenerator[Any, None]:
                 except StopAsyncIteration:
                     return
                 yield event
+        except BaseException as error:
+            failure = _in_flight(error)
+            raise
         finally:
-            close = getattr(iterator, "aclose", None)
-            if close is not None:
-                await close()
+            await _close_source(getattr(iterator, "aclose", None), failure)
     sync_iterator = iter(source)
     try:
         while True:
@@ -751,10 +759,46 @@ async def _iterate(source: Any) -> AsyncGenerator[Any, None]:
             if inspect.isawaitable(event):
                 event = await event
             yield event
+    except BaseException as error:
+        failure = _in_flight(error)
+        raise
     finally:
-        close = getattr(sync_iterator, "close", None)
-        if close is not None:
-            close()
+        await _close_source(getattr(sync_iterator, "close", None), failure)
+
+
+def _in_flight(error: BaseException) -> BaseException | None:
+    """Return the error a source close must not replace; None for a consumer's plain close."""
+    # GeneratorExit only means the consumer stopped reading: a close error is then the one
+    # failure to report. Any other error (the source's, an abort, a cancellation) wins.
+    return None if isinstance(error, GeneratorExit) else error
+
+
+async def _close_source(close: Callable[[], object] | None, failure: BaseException | None) -> None:
+    """Close a stream source; while ``failure`` propagates, attach a close error to it instead."""
+    if close is None:
+        return
+    if failure is None:
+        result = close()
+        if inspect.isawaitable(result):
+            await result
+        return
+    try:
+        result = close()
+        if inspect.isawaitable(result):
+            await result
+    except BaseException as close_error:
+        # The reference lets the source's own error pass up unchanged; the close error stays
+        # visible as a note on it rather than replacing it.
+        _add_note(failure, f"closing the stream source also failed: {close_error!r}")
+
+
+def _add_note(error: BaseException, note: str) -> None:
+    if sys.version_info >= (3, 11):
+        error.add_note(note)
+    else:
+        notes: list[str] = list(getattr(error, "__notes__", ()))
+        notes.append(note)
+        error.__notes__ = notes  # type: ignore[attr-defined]
 
 
 def _automatic_events(response: ModelResponse) -> Iterable[StreamEvent]:

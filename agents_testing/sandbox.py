@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict, TypeVar, cast
 
+from ._completion import CompletionContext
 from ._snapshot import snapshot
 from .errors import (
     InvalidScriptedSandboxStepError,
@@ -146,7 +147,7 @@ def scripted_sandbox_session(
     return ScriptedSandboxSession(steps, interface=interface)
 
 
-class ScriptedSandboxSession:
+class ScriptedSandboxSession(CompletionContext):
     """An in-memory sandbox session whose scripted methods answer from one ordered script.
 
     Build one with :func:`scripted_sandbox_session`. Besides the scripted methods it has
