@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, TypedDict, TypeVar, get_args, overload
 
+from . import _describe
 from ._completion import CompletionContext
 from ._signals import AbortSignal, is_aborted
 from ._snapshot import snapshot
@@ -270,6 +271,16 @@ def _detached(record: _CallT) -> _CallT:
 
 
 # -- helpers -----------------------------------------------------------------------------
+
+
+def _summary(record: _RecordedCall) -> str:
+    """Describe a recorded call by its method and arguments, shortened."""
+    arguments = {
+        item.name: getattr(record, item.name)
+        for item in dataclasses.fields(record)
+        if item.init and item.name != "index"
+    }
+    return _describe.call(str(getattr(record, "method", "?")), (), arguments)
 
 
 def _recorded_connect_options(options: Mapping[str, Any]) -> RecordedConnectOptions:
@@ -954,7 +965,7 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         else:
             # An assertion inside the matcher is a rejection too: remember it, so code that
             # swallows the error cannot hide it from assert_complete().
-            rejection = RealtimeCallMatcherError(call.index, call.method)
+            rejection = RealtimeCallMatcherError(call.index, call.method, _summary(call))
             rejection.__cause__ = error
             self._violations.append(rejection)
         if not future.done():
@@ -965,14 +976,16 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         self, expectation: _Expectation, call: RealtimeTransportCall
     ) -> BaseException | None:
         if call.method != expectation.method:
-            return UnexpectedRealtimeCallError(call.index, expectation.method, call.method)
+            return UnexpectedRealtimeCallError(
+                call.index, expectation.method, call.method, _summary(call)
+            )
         if expectation.matcher is not None:
             try:
                 verdict = expectation.matcher(_detached(call))
             except BaseException as error:  # e.g. pytest.fail(), which is a BaseException
                 return error
             if verdict is False:
-                return RealtimeCallMatcherError(call.index, call.method)
+                return RealtimeCallMatcherError(call.index, call.method, _summary(call))
         return None
 
     def _pending_expectations(self) -> list[dict[str, Any]]:
