@@ -373,3 +373,17 @@ def test_tool_outputs_map_call_ids_to_outputs() -> None:
 
     assert request.tool_outputs == {"call_1": "retried", "call_2": [{"stdout": "ok"}]}
     assert ModelRequest(input="hi").tool_outputs == {}
+
+
+def test_the_optional_key_of_model_steps_is_optional_at_run_time() -> None:
+    from agents_testing import (
+        ErrorStep,
+        ResponderStep,
+        ResponseStep,
+        StreamResponderStep,
+        StreamStep,
+    )
+
+    for step in [ResponseStep, ErrorStep, ResponderStep, StreamStep, StreamResponderStep]:
+        assert step.__optional_keys__ == {"optional"}, step
+        assert "type" in step.__required_keys__
