@@ -73,7 +73,7 @@ def main(dist: Path) -> int:
     check(not unconditional, f"the core must have no dependencies: {unconditional}", failures)
     extras = set(metadata.get_all("Provides-Extra") or [])
     check(
-        extras == {"openai-agents", "pydantic-ai", "langchain"},
+        extras == {"openai-agents", "pydantic-ai", "langchain", "httpx"},
         f"published extras are {sorted(extras)}; dev tools belong in a dependency group",
         failures,
     )
