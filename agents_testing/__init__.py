@@ -22,6 +22,8 @@ from .errors import UnconsumedSandboxStepsError as UnconsumedSandboxStepsError
 from .errors import UnexpectedModelCallError as UnexpectedModelCallError
 from .errors import UnexpectedRealtimeCallError as UnexpectedRealtimeCallError
 from .errors import UnexpectedSandboxCallError as UnexpectedSandboxCallError
+from .errors import UnscriptedAgentError as UnscriptedAgentError
+from .errors import UnscriptedAgentReason as UnscriptedAgentReason
 from .items import AssistantMessageItem as AssistantMessageItem
 from .items import FunctionCallItem as FunctionCallItem
 from .items import ModelEvent as ModelEvent
@@ -155,6 +157,8 @@ __all__ = [
     "UnexpectedModelCallError",
     "UnexpectedRealtimeCallError",
     "UnexpectedSandboxCallError",
+    "UnscriptedAgentError",
+    "UnscriptedAgentReason",
     "UpdateSessionConfigCall",
     "Usage",
     "UsagePayload",

@@ -25,6 +25,7 @@ from agents_testing.errors import (
     UnexpectedModelCallError,
     UnexpectedRealtimeCallError,
     UnexpectedSandboxCallError,
+    UnscriptedAgentError,
 )
 
 # (error, fields, message): one or more examples of every error class, with its exact message.
@@ -244,6 +245,47 @@ EXAMPLES = [
         "lifecycle operation.",
         id="realtime-superseded",
     ),
+    pytest.param(
+        UnscriptedAgentError("Weather", "no_script", 2, ("Triage", "Summary")),
+        {
+            "agent_name": "Weather",
+            "reason": "no_script",
+            "call_index": 2,
+            "scripted_agent_names": ("Triage", "Summary"),
+        },
+        'Agent "Weather" made routed model call #3 (call_index=2), but '
+        'route_openai_agents_models has no script for it (scripted agents: "Triage", '
+        '"Summary"); add "Weather": ScriptedModel([...]) to the mapping, or pass one '
+        "ScriptedModel for every agent.",
+        id="unscripted-agent-no-script",
+    ),
+    pytest.param(
+        UnscriptedAgentError("Weather", "route_closed", 0),
+        {
+            "agent_name": "Weather",
+            "reason": "route_closed",
+            "call_index": 0,
+            "scripted_agent_names": (),
+        },
+        'Agent "Weather" made routed model call #1 (call_index=0) after its '
+        "route_openai_agents_models block ended; finish the run inside the block (for "
+        "Runner.run_streamed, consume stream_events() before leaving it).",
+        id="unscripted-agent-route-closed",
+    ),
+    pytest.param(
+        UnscriptedAgentError(None, "unknown_agent", 4, ("Triage",)),
+        {
+            "agent_name": None,
+            "reason": "unknown_agent",
+            "call_index": 4,
+            "scripted_agent_names": ("Triage",),
+        },
+        "The runner made routed model call #5 (call_index=4) without naming its agent: this "
+        "openai-agents version no longer calls RunConfig.call_model_input_filter before each "
+        "model call, which route_openai_agents_models relies on; use a supported "
+        "openai-agents version.",
+        id="unscripted-agent-unknown-agent",
+    ),
 ]
 
 ALL_ERROR_CLASSES = {
@@ -261,6 +303,7 @@ ALL_ERROR_CLASSES = {
     ScriptedRealtimeScenarioCancelledError,
     RealtimeTransportNotClosedError,
     ScriptedRealtimeConnectionSupersededError,
+    UnscriptedAgentError,
 }
 
 
@@ -351,6 +394,7 @@ def test_fresh_error_has_no_traceback_even_after_a_raise() -> None:
         (ScriptedRealtimeScenarioCancelledError, AssertionError),
         (RealtimeTransportNotClosedError, AssertionError),
         (ScriptedRealtimeConnectionSupersededError, Exception),
+        (UnscriptedAgentError, AssertionError),
     ],
 )
 def test_error_subclasses_the_base_class_its_kind_of_failure_needs(
