@@ -5,6 +5,7 @@ the standard library; framework adapters live in ``agents_testing.adapters``.
 """
 
 from .errors import IncompleteRealtimeScenarioError as IncompleteRealtimeScenarioError
+from .errors import InvalidScriptedModelOutputError as InvalidScriptedModelOutputError
 from .errors import InvalidScriptedModelStepError as InvalidScriptedModelStepError
 from .errors import InvalidScriptedModelStepReason as InvalidScriptedModelStepReason
 from .errors import InvalidScriptedSandboxStepError as InvalidScriptedSandboxStepError
@@ -12,6 +13,7 @@ from .errors import InvalidScriptedSandboxStepReason as InvalidScriptedSandboxSt
 from .errors import RealtimeCallMatcherError as RealtimeCallMatcherError
 from .errors import RealtimeTransportNotClosedError as RealtimeTransportNotClosedError
 from .errors import SandboxCallMatcherError as SandboxCallMatcherError
+from .errors import ScriptedHTTPError as ScriptedHTTPError
 from .errors import ScriptedModelRequestAbortedError as ScriptedModelRequestAbortedError
 from .errors import (
     ScriptedRealtimeConnectionSupersededError as ScriptedRealtimeConnectionSupersededError,
@@ -22,6 +24,8 @@ from .errors import UnconsumedSandboxStepsError as UnconsumedSandboxStepsError
 from .errors import UnexpectedModelCallError as UnexpectedModelCallError
 from .errors import UnexpectedRealtimeCallError as UnexpectedRealtimeCallError
 from .errors import UnexpectedSandboxCallError as UnexpectedSandboxCallError
+from .errors import WireRequestError as WireRequestError
+from .errors import WireRequestReason as WireRequestReason
 from .items import AssistantMessageItem as AssistantMessageItem
 from .items import FunctionCallItem as FunctionCallItem
 from .items import ModelEvent as ModelEvent
@@ -57,6 +61,7 @@ from .model import model_responder as model_responder
 from .model import model_response as model_response
 from .model import model_stream as model_stream
 from .model import model_stream_responder as model_stream_responder
+from .model import optional_step as optional_step
 from .realtime import AddImageCall as AddImageCall
 from .realtime import CloseCall as CloseCall
 from .realtime import ConnectCall as ConnectCall
@@ -97,6 +102,7 @@ __all__ = [
     "FunctionCallItem",
     "IncompleteRealtimeScenarioError",
     "InterruptCall",
+    "InvalidScriptedModelOutputError",
     "InvalidScriptedModelStepError",
     "InvalidScriptedModelStepReason",
     "InvalidScriptedSandboxStepError",
@@ -132,6 +138,7 @@ __all__ = [
     "SandboxCallMatcherError",
     "SandboxMethodMode",
     "SandboxStep",
+    "ScriptedHTTPError",
     "ScriptedModel",
     "ScriptedModelInput",
     "ScriptedModelRequestAbortedError",
@@ -158,6 +165,8 @@ __all__ = [
     "UpdateSessionConfigCall",
     "Usage",
     "UsagePayload",
+    "WireRequestError",
+    "WireRequestReason",
     "assistant_message",
     "function_call",
     "model_error",
@@ -165,5 +174,6 @@ __all__ = [
     "model_response",
     "model_stream",
     "model_stream_responder",
+    "optional_step",
     "scripted_sandbox_session",
 ]

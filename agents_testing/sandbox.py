@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict, TypeVar, cast
 
+from . import _describe
+from ._completion import CompletionContext
 from ._records import detach_on_read
 from ._snapshot import snapshot
 from .errors import (
@@ -115,13 +117,16 @@ class SandboxStep(_SandboxStepMethod, total=False):
     """A scripted step: the method it answers, an optional matcher and exactly one outcome.
 
     ``match(*args, **kwargs)`` rejects the call only by returning ``False``; ``respond(call)``
-    computes the value from the recorded call; ``error`` is raised as it is.
+    computes the value from the recorded call; ``error`` is raised as it is. An ``optional``
+    step is served in its turn like any other, but ``assert_complete()`` does not report it
+    when no call took it.
     """
 
     match: Callable[..., object] | None
     result: Any
     respond: Callable[[SandboxCall], Any]
     error: BaseException
+    optional: bool
 
 
 @dataclass(frozen=True)
@@ -130,29 +135,44 @@ class _Step:
     match: Callable[..., object] | None
     outcome: _Outcome
     value: Any
+    position: int = 0
+    optional: bool = False
+
+    def describe(self) -> dict[str, Any]:
+        """Return this step as ``UnconsumedSandboxStepsError`` lists it."""
+        if self.outcome == "respond":
+            summary = "respond " + (
+                getattr(self.value, "__qualname__", None) or type(self.value).__name__
+            )
+        else:
+            summary = f"{self.outcome} {_describe.value(self.value, 40)}"
+        if self.optional:
+            summary += " (optional)"
+        return {"step_index": self.position, "method": self.method, "summary": summary}
 
 
 def scripted_sandbox_session(
-    steps: Iterable[SandboxStep] | None = (),
+    steps: Iterable[SandboxStep] = (),
     *,
     interface: _Interface = None,
 ) -> ScriptedSandboxSession:
     """Build a sandbox session that answers its scripted methods from ``steps``, in order.
 
     Args:
-        steps: Step mappings, read eagerly; ``None`` is an empty script.
+        steps: Step mappings, read eagerly.
         interface: Which methods a step may name and which are synchronous: ``None`` for
             :data:`DEFAULT_SANDBOX_INTERFACE`, a class (its public methods; coroutine
             functions are asynchronous) or a mapping ``name -> "sync" | "async"``.
 
     Raises:
         InvalidScriptedSandboxStepError: For the first malformed step.
+        TypeError: For ``steps`` that are not an iterable of steps (``None``, a single step).
         TypeError, ValueError: For an ``interface`` the session cannot use.
     """
     return ScriptedSandboxSession(steps, interface=interface)
 
 
-class ScriptedSandboxSession:
+class ScriptedSandboxSession(CompletionContext):
     """An in-memory sandbox session whose scripted methods answer from one ordered script.
 
     Build one with :func:`scripted_sandbox_session`. Besides the scripted methods it has
@@ -161,15 +181,19 @@ class ScriptedSandboxSession:
 
     def __init__(
         self,
-        steps: Iterable[SandboxStep] | None = (),
+        steps: Iterable[SandboxStep] = (),
         *,
         interface: _Interface = None,
     ) -> None:
+        script_input: Any = steps
+        if isinstance(script_input, Mapping) or not isinstance(script_input, Iterable):
+            # Worded like ScriptedModel's refusal: the two doubles take scripts the same way.
+            raise TypeError(
+                "ScriptedSandboxSession steps must be an iterable of steps, "
+                f"got {type(steps).__name__}; wrap a single step in a list."
+            )
         modes = _interface_modes(interface)
-        script = [
-            _read_step(step, index, modes)
-            for index, step in enumerate(() if steps is None else steps)
-        ]
+        script = [_read_step(step, index, modes) for index, step in enumerate(steps)]
         self._steps: deque[_Step] = deque(script)
         self._calls: list[SandboxCall] = []
         self._violations: list[UnexpectedSandboxCallError | SandboxCallMatcherError] = []
@@ -221,9 +245,11 @@ class ScriptedSandboxSession:
         if self._violations:
             first = self._violations[0]
             raise first._fresh() from first  # pyright: ignore[reportPrivateUsage]
-        if self._steps:
-            pending = [step.method for step in self._steps]
-            raise UnconsumedSandboxStepsError(len(pending), pending)
+        steps = list(self._steps)
+        if any(not step.optional for step in steps):
+            raise UnconsumedSandboxStepsError(
+                len(steps), [step.method for step in steps], [step.describe() for step in steps]
+            )
 
     def __repr__(self) -> str:
         return (
@@ -267,12 +293,12 @@ class ScriptedSandboxSession:
             except BaseException as error:
                 # An assertion inside the matcher is a rejection too: remember it, so a
                 # framework that turns the error into tool output cannot hide it.
-                rejection = SandboxCallMatcherError(call.index, method)
+                rejection = SandboxCallMatcherError(call.index, method, _summary(call))
                 rejection.__cause__ = error
                 self._remember(rejection)
                 raise
             if not accepted:
-                raise self._remember(SandboxCallMatcherError(call.index, method))
+                raise self._remember(SandboxCallMatcherError(call.index, method, _summary(call)))
         if step.outcome == "error":
             raise step.value
         if step.outcome == "respond":
@@ -295,7 +321,9 @@ class ScriptedSandboxSession:
         if step is None or step.method != method:
             expected = None if step is None else step.method
             raise self._remember(
-                UnexpectedSandboxCallError(call.index, method, expected, len(self._steps))
+                UnexpectedSandboxCallError(
+                    call.index, method, expected, len(self._steps), _summary(call)
+                )
             )
         return call, step
 
@@ -437,7 +465,16 @@ def _read_step(step: object, input_index: int, modes: Mapping[str, SandboxMethod
         )
     if outcome == "result":
         value = snapshot(value)  # later changes to the caller's object must not reach the call
-    return _Step(method, match, outcome, value)
+    optional = fields.get("optional", False)
+    if not isinstance(optional, bool):
+        raise InvalidScriptedSandboxStepError(
+            "invalid_input", input_index, method, 'for {method} must set "optional" to a bool.'
+        )
+    return _Step(method, match, outcome, value, input_index, optional)
+
+
+def _summary(call: SandboxCall) -> str:
+    return _describe.call(call.method, call.args, call.kwargs)
 
 
 def _detach_args(method: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
