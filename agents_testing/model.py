@@ -40,9 +40,9 @@ else:
 
 _ViolationT = TypeVar(
     "_ViolationT",
-    UnexpectedModelCallError,
-    InvalidScriptedModelStepError,
-    InvalidScriptedModelOutputError,
+    bound=UnexpectedModelCallError
+    | InvalidScriptedModelStepError
+    | InvalidScriptedModelOutputError,
 )
 
 __all__ = [
