@@ -50,6 +50,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, cast
 
+from ._requirements import framework_import_error
+
 try:
     from agents.editor import ApplyPatchOperation
     from agents.run_config import SandboxArchiveLimits
@@ -63,11 +65,13 @@ try:
     from agents.sandbox.session.sandbox_session_state import SandboxSessionState
     from agents.sandbox.snapshot import NoopSnapshot
     from agents.sandbox.types import ExecResult, ExposedPortEndpoint, User
-except ImportError as error:  # pragma: no cover - exercised only without the extra
-    raise ImportError(
-        "agents_testing.adapters.openai_agents needs the OpenAI Agents SDK (>= 0.24, with "
-        'agents.sandbox); install it with pip install "agents-testing[openai-agents]"'
-    ) from error
+except ImportError as _missing:  # the import tests hide the framework to reach this
+    raise framework_import_error(
+        _missing,
+        adapter="agents_testing.adapters.openai_agents",
+        requirement="openai-agents>=0.24",
+        extra="openai-agents",
+    ) from _missing
 
 from ..sandbox import SandboxCall, SandboxMethodMode, SandboxStep, ScriptedSandboxSession
 
@@ -113,7 +117,7 @@ OPENAI_AGENTS_SANDBOX_INTERFACE: Mapping[str, SandboxMethodMode] = MappingProxyT
 
 
 def openai_agents_sandbox_session(
-    steps: Iterable[SandboxStep] | None = (),
+    steps: Iterable[SandboxStep] = (),
     *,
     manifest: Manifest | None = None,
 ) -> OpenAIAgentsSandboxSession:
@@ -121,7 +125,7 @@ def openai_agents_sandbox_session(
 
     Args:
         steps: Core sandbox steps naming methods of
-            :data:`OPENAI_AGENTS_SANDBOX_INTERFACE`; ``None`` is an empty script.
+            :data:`OPENAI_AGENTS_SANDBOX_INTERFACE`.
         manifest: The session's ``state.manifest`` (copied), which the runtime uses for an
             injected session instead of the agent's ``default_manifest``. Defaults to
             ``Manifest()``, rooted at ``/workspace``.
@@ -129,6 +133,7 @@ def openai_agents_sandbox_session(
     Raises:
         InvalidScriptedSandboxStepError: For the first malformed step, or one naming a method
             outside the interface (``supports_pty`` included).
+        TypeError: For ``steps`` that are not an iterable of steps (``None``, a single step).
     """
     return OpenAIAgentsSandboxSession(steps, manifest=manifest)
 
@@ -142,7 +147,7 @@ class OpenAIAgentsSandboxSession(BaseSandboxSession):
 
     def __init__(
         self,
-        steps: Iterable[SandboxStep] | None = (),
+        steps: Iterable[SandboxStep] = (),
         *,
         manifest: Manifest | None = None,
     ) -> None:
