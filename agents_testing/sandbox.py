@@ -9,9 +9,8 @@ matcher and the responder all happen when the method is called, before the calle
 They return a coroutine object that raises or returns the decided outcome when awaited.
 
 Recorded arguments are snapshots: dicts, lists, tuples, sets and byte buffers are copied,
-other objects are kept by identity. The one exception is the first argument of ``apply_manifest``:
-a manifest object is deep-copied when the call is recorded and again on every read, as the
-reference clones its ``Manifest``.
+other objects (a manifest object of ``apply_manifest`` too) are kept by identity, so recording a
+call never fails on an argument that cannot be copied.
 
 Typing: scripted methods are set on each session at run time, so type checkers read any
 attribute of a :class:`ScriptedSandboxSession` other than ``calls``, ``remaining_steps`` and
@@ -22,7 +21,6 @@ under ``mypy --strict``. To check calls against a session type of your own, scri
 
 from __future__ import annotations
 
-import copy
 import inspect
 import threading
 from collections import deque
@@ -160,6 +158,15 @@ class ScriptedSandboxSession:
         interface: _Interface = None,
     ) -> None:
         modes = _interface_modes(interface)
+        # A string is iterable and, as in the reference, read (and refused) step by step.
+        script_input: object = steps
+        if isinstance(script_input, Mapping) or not (
+            script_input is None or isinstance(script_input, Iterable)
+        ):
+            raise TypeError(
+                "scripted_sandbox_session steps must be an iterable of steps, "
+                f"got {type(steps).__name__}; wrap a single step in a list."
+            )
         script = [
             _read_step(step, index, modes)
             for index, step in enumerate(() if steps is None else steps)
@@ -196,6 +203,11 @@ class ScriptedSandboxSession:
         does not name is recorded and fails with ``UnexpectedSandboxCallError``, as a
         scripted method called out of order does. Asynchronous methods return an awaitable.
         """
+        if not isinstance(method, str):
+            raise TypeError(
+                "ScriptedSandboxSession.invoke() method must be the method's name as a str, "
+                f"got {type(method).__name__}."
+            )
         mode = self._modes.get(method)
         if mode is None:
             raise ValueError(
@@ -278,7 +290,7 @@ class ScriptedSandboxSession:
         self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> tuple[SandboxCall, _Step]:
         """Record a call and take the head step, together."""
-        args, kwargs = _detach_args(method, args), snapshot(kwargs)
+        args, kwargs = snapshot(args, f"{method}() args"), snapshot(kwargs, f"{method}() kwargs")
         # Frameworks call sync methods from worker threads: the index and the head step must
         # be handed out together, once. The copies above stay outside the lock.
         with self._lock:
@@ -331,6 +343,10 @@ class _Deferred(Coroutine[Any, Any, Any]):
         return self._drive().send(value)
 
     def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
+        if self._runner is None:
+            # Thrown into before it ever ran (a task cancelled before its first step): the
+            # responder's coroutine will never run, so close it now rather than let it warn.
+            self._drop_pending()
         # The three-argument form is deprecated since Python 3.12; asyncio uses one argument.
         if val is None and tb is None:
             return self._drive().throw(typ)
@@ -431,21 +447,10 @@ def _read_step(step: object, input_index: int, modes: Mapping[str, SandboxMethod
             "for {method} must use an exception instance as its error.",
         )
     if outcome == "result":
-        value = snapshot(value)  # later changes to the caller's object must not reach the call
+        # Later changes to the caller's object must not reach the call.
+        value = snapshot(value, f"step #{input_index + 1} result")
     return _Step(method, match, outcome, value)
 
 
 def _detached(call: SandboxCall) -> SandboxCall:
-    return SandboxCall(
-        call.index, call.method, _detach_args(call.method, call.args), snapshot(call.kwargs)
-    )
-
-
-def _detach_args(method: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
-    copied = snapshot(args)
-    # A manifest object is a class instance, which snapshots keep by identity; the reference
-    # clones it on record and on every read, so a workflow that edits it later cannot change
-    # what the test sees. Plain-data manifests are already copied by the snapshot.
-    if method == "apply_manifest" and copied and copied[0] is args[0]:
-        copied = (copy.deepcopy(args[0]), *copied[1:])
-    return copied
+    return SandboxCall(call.index, call.method, snapshot(call.args), snapshot(call.kwargs))
