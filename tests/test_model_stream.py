@@ -373,7 +373,9 @@ async def test_streamed_responder_invalid_result_fails_before_any_event() -> Non
         0,
         None,
     )
-    assert str(error) == "ScriptedModel responder returned an invalid response for call #1."
+    assert str(error).startswith(
+        "ScriptedModel responder returned an invalid response for call #1."
+    )
     assert events == []
 
 
@@ -683,6 +685,139 @@ async def test_aclose_closes_an_async_generator_source() -> None:
     assert closed == [True]
 
 
+class _SourceError(Exception):
+    """The error a scripted source raises in the close tests."""
+
+
+class _SourceWithFailingClose:
+    """An async source whose ``__anext__`` runs ``step`` and whose ``aclose()`` raises."""
+
+    def __init__(self, step: Any) -> None:
+        self.step = step
+        self.close_error = RuntimeError("aclose broke")
+        self.closed = False
+
+    def __aiter__(self) -> _SourceWithFailingClose:
+        return self
+
+    async def __anext__(self) -> dict[str, Any]:
+        return await self.step()  # type: ignore[no-any-return]
+
+    async def aclose(self) -> None:
+        self.closed = True
+        raise self.close_error
+
+
+async def test_source_error_passes_up_unchanged_when_its_aclose_also_raises() -> None:
+    failure = _SourceError("source broke")
+
+    async def fail() -> dict[str, Any]:
+        raise failure
+
+    source = _SourceWithFailingClose(fail)
+    model = ScriptedModel([model_stream(source)])
+
+    with pytest.raises(_SourceError) as exc_info:
+        await collect(model.stream_response(make_request()))
+
+    assert exc_info.value is failure
+    assert source.closed
+    # The close error is kept as a note so the failing close is not silently hidden.
+    assert any("aclose broke" in note for note in getattr(failure, "__notes__", []))
+
+
+async def test_stream_responder_source_error_survives_a_failing_aclose() -> None:
+    failure = _SourceError("source broke")
+
+    async def fail() -> dict[str, Any]:
+        raise failure
+
+    source = _SourceWithFailingClose(fail)
+    model = ScriptedModel([model_stream_responder(lambda call: source)])
+
+    with pytest.raises(_SourceError) as exc_info:
+        await collect(model.stream_response(make_request()))
+
+    assert exc_info.value is failure
+
+
+async def test_cancelled_consumer_sees_cancelled_error_when_aclose_raises() -> None:
+    entered = asyncio.Event()
+
+    async def wait_forever() -> dict[str, Any]:
+        entered.set()
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    source = _SourceWithFailingClose(wait_forever)
+    model = ScriptedModel([model_stream(source)])
+    task = asyncio.ensure_future(collect(model.stream_response(make_request())))
+    await entered.wait()
+
+    task.cancel()
+
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert task.cancelled()
+    assert source.closed
+
+
+async def test_abort_error_survives_a_failing_aclose_of_the_source() -> None:
+    signal = asyncio.Event()
+
+    async def first_then_abort() -> dict[str, Any]:
+        signal.set()
+        return {"type": "one"}
+
+    source = _SourceWithFailingClose(first_then_abort)
+    model = ScriptedModel([model_stream(source)])
+
+    with pytest.raises(ScriptedModelRequestAbortedError) as exc_info:
+        await collect(model.stream_response(make_request(signal=signal)))
+
+    assert exc_info.value.call_index == 0
+    assert source.closed
+
+
+async def test_sync_source_error_passes_up_unchanged_when_its_close_also_raises() -> None:
+    failure = _SourceError("source broke")
+    close_error = RuntimeError("close broke")
+
+    class Source:
+        def __iter__(self) -> Source:
+            return self
+
+        def __next__(self) -> dict[str, Any]:
+            raise failure
+
+        def close(self) -> None:
+            raise close_error
+
+    model = ScriptedModel([model_stream(Source())])
+
+    with pytest.raises(_SourceError) as exc_info:
+        await collect(model.stream_response(make_request()))
+
+    assert exc_info.value is failure
+    assert any("close broke" in note for note in getattr(failure, "__notes__", []))
+
+
+async def test_aclose_of_the_stream_raises_the_sources_close_error() -> None:
+    async def one() -> dict[str, Any]:
+        return {"type": "one"}
+
+    source = _SourceWithFailingClose(one)
+    model = ScriptedModel([model_stream(source)])
+    stream = model.stream_response(make_request())
+    await stream.__anext__()
+
+    # Nothing else is in flight, so the close error is the one to report.
+    with pytest.raises(RuntimeError) as exc_info:
+        await stream.aclose()
+
+    assert exc_info.value is source.close_error
+
+
 async def test_closed_stream_yields_no_more_events() -> None:
     model = ScriptedModel([model_stream([{"type": "one"}, {"type": "two"}])])
     stream = model.stream_response(make_request())
@@ -771,7 +906,9 @@ async def test_stream_responder_invalid_result_is_invalid_stream(returned: Any) 
         1,
         "stream_responder",
     )
-    assert str(error) == "ScriptedModel stream responder returned an invalid stream for call #2."
+    assert str(error).startswith(
+        "ScriptedModel stream responder returned an invalid stream for call #2."
+    )
     assert received == []
 
 
@@ -789,7 +926,9 @@ async def test_stream_responder_invalid_result_is_reraised_by_assert_complete() 
         0,
         "stream_responder",
     )
-    assert str(error) == "ScriptedModel stream responder returned an invalid stream for call #1."
+    assert str(error).startswith(
+        "ScriptedModel stream responder returned an invalid stream for call #1."
+    )
 
 
 async def test_stream_responder_exception_propagates_unchanged() -> None:

@@ -6,6 +6,7 @@ import pytest
 
 pytest.importorskip("agents")
 
+import asyncio
 import io
 from collections.abc import Mapping
 from pathlib import Path
@@ -612,3 +613,20 @@ def test_session_is_a_base_sandbox_session_with_the_core_controls() -> None:
     assert isinstance(sandbox.calls, tuple)
     assert all(isinstance(call, SandboxCall) for call in sandbox.calls)
     assert repr(sandbox) == "<OpenAIAgentsSandboxSession calls=0 remaining_steps=1>"
+
+
+def test_async_with_keeps_the_sdk_session_lifecycle() -> None:
+    # The core session's completion context manager must not leak into the SDK session:
+    # "async with" still starts and closes the session, and never checks the script.
+    sandbox = openai_agents_sandbox_session(
+        [{"method": "start", "result": None}, {"method": "exec", "result": "left over"}]
+    )
+
+    async def run() -> bool:
+        async with sandbox:
+            return await sandbox.running()
+
+    assert asyncio.run(run()) is True
+    assert [call.method for call in sandbox.calls] == ["start"]
+    assert sandbox.remaining_steps == 1
+    assert not hasattr(type(sandbox), "__enter__")

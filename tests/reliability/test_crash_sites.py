@@ -243,7 +243,7 @@ async def test_a_deep_request_is_refused_with_its_path(nested: Any) -> None:
 
 def test_a_deep_script_is_refused_with_its_path() -> None:
     with pytest.raises(ValueError, match="too deep to record") as info:
-        ScriptedModel([nested_lists(DEEP)])
+        ScriptedModel([[{"type": "message", "content": nested_lists(DEEP)}]])
     assert "nested" in str(info.value)
     with pytest.raises(ValueError, match="too deep to record"):
         scripted_sandbox_session([{"method": "exec", "result": nested_dicts(DEEP)}])
