@@ -334,7 +334,7 @@ def test_a_sandbox_script_that_is_not_a_list_of_steps_says_how_to_fix_it(steps: 
     with pytest.raises(TypeError) as info:
         scripted_sandbox_session(steps)
     assert str(info.value) == (
-        "scripted_sandbox_session steps must be an iterable of steps, "
+        "ScriptedSandboxSession steps must be an iterable of steps, "
         f"got {type(steps).__name__}; wrap a single step in a list."
     )
 
