@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict, TypeVar, c
 
 from . import _describe
 from ._completion import CompletionContext
+from ._records import detach_on_read
 from ._snapshot import snapshot
 from .errors import (
     InvalidScriptedSandboxStepError,
@@ -93,7 +94,12 @@ _OUTCOMES: tuple[_Outcome, ...] = ("result", "respond", "error")
 
 @dataclass(frozen=True)
 class SandboxCall:
-    """One recorded call of a scripted sandbox method."""
+    """One recorded call of a scripted sandbox method: a frozen dataclass.
+
+    The session builds the record once, when the call is made, and returns that same record
+    on every read. ``args`` and ``kwargs`` are detached on each read: every access returns a
+    new copy, so changing it never changes the record.
+    """
 
     index: int
     method: str
@@ -203,8 +209,8 @@ class ScriptedSandboxSession(CompletionContext):
 
     @property
     def calls(self) -> tuple[SandboxCall, ...]:
-        """Every call so far, in order, as new detached records on each read."""
-        return tuple(_detached(call) for call in self._calls)
+        """Every call so far, in order; each read of a record's arguments is a new copy."""
+        return tuple(self._calls)
 
     @property
     def remaining_steps(self) -> int:
@@ -285,9 +291,8 @@ class ScriptedSandboxSession(CompletionContext):
         """Record the call, take its step, apply the matcher and produce the outcome."""
         call, step = self._take(method, args, kwargs)
         if step.match is not None:
-            detached = _detached(call)
             try:
-                accepted = step.match(*detached.args, **detached.kwargs) is not False
+                accepted = step.match(*call.args, **call.kwargs) is not False
             except BaseException as error:
                 # An assertion inside the matcher is a rejection too: remember it, so a
                 # framework that turns the error into tool output cannot hide it.
@@ -300,7 +305,7 @@ class ScriptedSandboxSession(CompletionContext):
         if step.outcome == "error":
             raise step.value
         if step.outcome == "respond":
-            return step, step.value(_detached(call))
+            return step, step.value(call)
         return step, step.value
 
     def _take(
@@ -480,5 +485,4 @@ def _summary(call: SandboxCall) -> str:
     return _describe.call(call.method, call.args, call.kwargs)
 
 
-def _detached(call: SandboxCall) -> SandboxCall:
-    return SandboxCall(call.index, call.method, snapshot(call.args), snapshot(call.kwargs))
+detach_on_read(SandboxCall, ("args", "kwargs"))

@@ -233,11 +233,17 @@ def assert_names_the_path(error: BaseException, name: str) -> None:
 
 @pytest.mark.parametrize("nested", [nested_lists, nested_dicts], ids=["lists", "dicts"])
 async def test_a_deep_request_is_refused_with_its_path(nested: Any) -> None:
-    model = ScriptedModel([[]])
+    model = ScriptedModel([[], []])
     with pytest.raises(ValueError, match="too deep to record") as info:
         await model.get_response(ModelRequest(input=[nested(DEEP)]))
     assert_names_the_path(info.value, "request.input")
     assert model.calls == ()
+    # A later call's record shares parts with the one before it: that path is guarded too.
+    await model.get_response(ModelRequest(input=[{"a": 1}]))
+    with pytest.raises(ValueError, match="too deep to record") as info:
+        await model.get_response(ModelRequest(input=[{"a": 1}, nested(DEEP)]))
+    assert_names_the_path(info.value, "request.input")
+    assert len(model.calls) == 1
     assert model.remaining_steps == 1
 
 
