@@ -32,6 +32,7 @@ try:
     from agents.usage import RequestUsage, Usage
     from openai.types.responses import (
         Response,
+        ResponseApplyPatchToolCall,
         ResponseCompletedEvent,
         ResponseContentPartAddedEvent,
         ResponseContentPartDoneEvent,
@@ -46,6 +47,13 @@ try:
         ResponseOutputMessage,
         ResponseOutputRefusal,
         ResponseOutputText,
+        ResponseReasoningItem,
+        ResponseReasoningSummaryPartAddedEvent,
+        ResponseReasoningSummaryPartDoneEvent,
+        ResponseReasoningSummaryTextDeltaEvent,
+        ResponseReasoningSummaryTextDoneEvent,
+        ResponseReasoningTextDeltaEvent,
+        ResponseReasoningTextDoneEvent,
         ResponseRefusalDeltaEvent,
         ResponseRefusalDoneEvent,
         ResponseStreamEvent,
@@ -54,6 +62,12 @@ try:
         ResponseUsage,
     )
     from openai.types.responses.response_prompt_param import ResponsePromptParam
+    from openai.types.responses.response_reasoning_summary_part_added_event import (
+        Part as SummaryPartAdded,
+    )
+    from openai.types.responses.response_reasoning_summary_part_done_event import (
+        Part as SummaryPartDone,
+    )
     from openai.types.responses.response_text_delta_event import Logprob as DeltaLogprob
     from openai.types.responses.response_text_done_event import Logprob as DoneLogprob
     from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
@@ -67,9 +81,14 @@ except ImportError as _missing:  # the import tests hide the framework to reach 
     ) from _missing
 
 from .. import items as _core
+from ..errors import InvalidScriptedModelOutputError, InvalidScriptedModelStepError
 from ..model import ScriptedModel, ScriptedModelStream
 
+_FRAMEWORK = "openai-agents"
+
 __all__ = ["openai_agents_model"]
+
+_T = typing.TypeVar("_T")
 
 
 def openai_agents_model(model: ScriptedModel) -> Model:
@@ -78,7 +97,9 @@ def openai_agents_model(model: ScriptedModel) -> Model:
     Non-streamed calls return an ``agents.items.ModelResponse``; streamed calls yield Responses
     stream events. A normal response step is streamed as ``response.created``,
     ``response.in_progress``, per-item ``output_item``/``content_part``/``output_text`` events
-    and one final ``response.completed``. The events of an exact stream step
+    (``function_call_arguments`` and ``reasoning_summary``/``reasoning_text`` events for those
+    items; ``output_item.added`` shows each item in progress, before its content) and one
+    final ``response.completed``. The events of an exact stream step
     (``model_stream``) map one to one instead: ``response_started`` -> ``response.created``,
     ``output_text_delta`` -> ``response.output_text.delta``, ``response_done`` ->
     ``response.completed`` and ``model`` -> its ``event`` unchanged.
@@ -152,7 +173,7 @@ class _ScriptedAgentsModel(Model):
         except Exception as error:
             self._failed.append(_FailedCall(error, False, request))
             raise
-        return _sdk_model_response(response, call_index)
+        return self._converted(_sdk_model_response, response, call_index)
 
     def stream_response(
         self,
@@ -216,19 +237,29 @@ class _ScriptedAgentsModel(Model):
             if exact:
                 translate = _ExactEventTranslator(call_index)
                 async for event in events:
-                    yield translate(event)
+                    yield self._converted(translate, event)
             else:
                 # A normal step streams only once its response is known (the core computes
                 # it before the first event), so rendering from the final response loses
                 # nothing and lets every event carry the final item ids and indexes.
                 payload = await _response_done_payload(events)
-                for sdk_event in _rendered_events(_completed_response(payload, call_index)):
+                response = self._converted(_completed_response, payload, call_index)
+                for sdk_event in _rendered_events(response):
                     yield sdk_event
         except Exception as error:
             self._failed.append(_FailedCall(error, True, request))
             raise
         finally:
             await events.aclose()
+
+    def _converted(self, convert: typing.Callable[..., _T], *args: Any) -> _T:
+        """Run an output conversion; record a scripted item it refuses as a violation."""
+        try:
+            return convert(*args)
+        except (InvalidScriptedModelOutputError, InvalidScriptedModelStepError) as error:
+            # The runner may turn the error into something else: assert_complete() must
+            # still report the broken script.
+            raise self._model._violation(error) from error.__cause__  # pyright: ignore[reportPrivateUsage]
 
     def _take_failed_request(
         self, error: BaseException, *, streamed: bool
@@ -311,10 +342,13 @@ def _sdk_output_item(item: Any, call_index: int, output_index: int) -> ResponseO
     item_type = data.get("type")
     classes = _output_item_classes()
     if not isinstance(item_type, str) or item_type not in classes:
-        raise ValueError(
-            f"ScriptedModel call #{call_index + 1} output item #{output_index + 1} has type "
-            f"{item_type!r}, which is not a Responses output item type; use one of "
-            f"{', '.join(sorted(classes))}."
+        raise InvalidScriptedModelOutputError(
+            call_index,
+            output_index,
+            item_type if isinstance(item_type, str) else None,
+            f"{item_type!r} is not a Responses output item type (such as message, "
+            "function_call, reasoning or shell_call).",
+            _FRAMEWORK,
         )
     item_class = classes[item_type]
     data = _without_unset(data, item_class)
@@ -337,10 +371,30 @@ def _sdk_output_item(item: Any, call_index: int, output_index: int) -> ResponseO
     try:
         return _output_item_adapter().validate_python(data)
     except ValidationError as error:
-        raise ValueError(
-            f"ScriptedModel call #{call_index + 1} output item #{output_index + 1} "
-            f"({item_type}) is not a valid openai-agents output item: {error}"
+        raise InvalidScriptedModelOutputError(
+            call_index,
+            output_index,
+            item_type,
+            _validation_reason(error, item_class, data),
+            _FRAMEWORK,
         ) from error
+
+
+def _validation_reason(error: ValidationError, item_class: type[BaseModel], data: Any) -> str:
+    """Say in one line what is wrong with an item, as its own type's model sees it."""
+    # The union of item types reports every member's failures (dozens of lines); the item's
+    # own type names only the fields the script can fix.
+    try:
+        item_class.model_validate(data)
+    except ValidationError as own:
+        error = own
+    problems = error.errors()
+    shown = "; ".join(
+        f"{'.'.join(str(part) for part in problem['loc'])}: {problem['msg']}"
+        for problem in problems[:3]
+    )
+    more = f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""
+    return f"{shown}{more}"
 
 
 def _without_unset(item: Mapping[str, Any], item_class: type[BaseModel] | None) -> dict[str, Any]:
@@ -535,8 +589,11 @@ def _rendered_events(response: Response) -> Iterator[ResponseStreamEvent]:
         )
         if isinstance(item, ResponseOutputMessage):
             yield from _message_events(item, output_index, sequence)
+        elif isinstance(item, ResponseReasoningItem):
+            yield from _reasoning_events(item, output_index, sequence)
         elif isinstance(item, ResponseFunctionToolCall):
-            item_id = item.id or item.call_id
+            # Only a missing id falls back to the call id: "" is an id the events keep.
+            item_id = item.call_id if item.id is None else item.id
             yield ResponseFunctionCallArgumentsDeltaEvent(
                 type="response.function_call_arguments.delta",
                 delta=item.arguments,
@@ -564,11 +621,77 @@ def _rendered_events(response: Response) -> Iterator[ResponseStreamEvent]:
 
 
 def _in_progress_item(item: ResponseOutputItem) -> ResponseOutputItem:
+    """Return ``item`` as ``response.output_item.added`` shows it: before its content streams."""
     if isinstance(item, ResponseOutputMessage):
         return item.model_copy(update={"content": [], "status": "in_progress"}, deep=True)
     if isinstance(item, ResponseFunctionToolCall):
         return item.model_copy(update={"arguments": "", "status": "in_progress"}, deep=True)
+    if isinstance(item, ResponseReasoningItem):
+        # The summary and reasoning text arrive through their own events; the encrypted
+        # content only with the finished item.
+        update: dict[str, Any] = {
+            "summary": [],
+            "content": None if item.content is None else [],
+            "encrypted_content": None,
+            "status": "in_progress",
+        }
+        return item.model_copy(update=update, deep=True)
+    if isinstance(item, ResponseApplyPatchToolCall):
+        # No Responses event streams an operation, so the added item already carries it.
+        return item.model_copy(update={"status": "in_progress"}, deep=True)
     return item.model_copy(deep=True)
+
+
+def _reasoning_events(
+    item: ResponseReasoningItem, output_index: int, sequence: Iterator[int]
+) -> Iterator[ResponseStreamEvent]:
+    for summary_index, summary in enumerate(item.summary):
+        where: dict[str, Any] = {
+            "item_id": item.id,
+            "output_index": output_index,
+            "summary_index": summary_index,
+        }
+        yield ResponseReasoningSummaryPartAddedEvent(
+            type="response.reasoning_summary_part.added",
+            part=SummaryPartAdded(type="summary_text", text=""),
+            sequence_number=next(sequence),
+            **where,
+        )
+        yield ResponseReasoningSummaryTextDeltaEvent(
+            type="response.reasoning_summary_text.delta",
+            delta=summary.text,
+            sequence_number=next(sequence),
+            **where,
+        )
+        yield ResponseReasoningSummaryTextDoneEvent(
+            type="response.reasoning_summary_text.done",
+            text=summary.text,
+            sequence_number=next(sequence),
+            **where,
+        )
+        yield ResponseReasoningSummaryPartDoneEvent(
+            type="response.reasoning_summary_part.done",
+            part=SummaryPartDone(type="summary_text", text=summary.text),
+            sequence_number=next(sequence),
+            **where,
+        )
+    for content_index, content in enumerate(item.content or ()):
+        yield ResponseReasoningTextDeltaEvent(
+            type="response.reasoning_text.delta",
+            item_id=item.id,
+            output_index=output_index,
+            content_index=content_index,
+            delta=content.text,
+            sequence_number=next(sequence),
+        )
+        yield ResponseReasoningTextDoneEvent(
+            type="response.reasoning_text.done",
+            item_id=item.id,
+            output_index=output_index,
+            content_index=content_index,
+            text=content.text,
+            sequence_number=next(sequence),
+        )
 
 
 def _message_events(
@@ -641,17 +764,18 @@ class _ExactEventTranslator:
     def __call__(self, event: Any) -> ResponseStreamEvent:
         sequence_number = next(self._sequence)
         if not isinstance(event, Mapping):
-            raise TypeError(
-                f"ScriptedModel call #{self._call_index + 1} streamed {type(event).__name__}, "
-                'not a normalized stream event; wrap SDK events as {"type": "model", "event": ...}.'
+            raise self._invalid(
+                sequence_number,
+                f"it is a {type(event).__name__}, not a normalized stream event; wrap SDK "
+                'events as {"type": "model", "event": ...}.',
             )
         fields = cast("Mapping[str, Any]", event)
         kind = fields.get("type")
         if kind == "model":
             if "event" not in fields:
-                raise ValueError(
-                    f"ScriptedModel call #{self._call_index + 1} streamed a model event "
-                    'without its "event"; the SDK needs the event to pass on.'
+                raise self._invalid(
+                    sequence_number,
+                    'it is a model event without its "event"; the SDK needs the event to pass on.',
                 )
             return cast("ResponseStreamEvent", fields["event"])
         if kind == "response_started":
@@ -680,9 +804,18 @@ class _ExactEventTranslator:
                 response=_completed_response(payload, self._call_index),
                 sequence_number=sequence_number,
             )
-        raise ValueError(
-            f"ScriptedModel call #{self._call_index + 1} streamed an event of type {kind!r}; "
-            "use response_started, output_text_delta, response_done or model."
+        raise self._invalid(
+            sequence_number,
+            f"its type {kind!r} is not one of response_started, output_text_delta, "
+            "response_done or model.",
+        )
+
+    def _invalid(self, position: int, problem: str) -> InvalidScriptedModelStepError:
+        return InvalidScriptedModelStepError(
+            "invalid_stream_event",
+            call_index=self._call_index,
+            step_type="stream",
+            detail=f"stream event #{position + 1} (event_index={position}): {problem}",
         )
 
 
