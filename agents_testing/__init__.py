@@ -36,12 +36,12 @@ from .items import ModelResponse as ModelResponse
 from .items import ModelRetryAdvice as ModelRetryAdvice
 from .items import OutputTextContent as OutputTextContent
 from .items import OutputTextDeltaEvent as OutputTextDeltaEvent
-from .items import ShellCallAction as ShellCallAction
-from .items import ShellCallItem as ShellCallItem
 from .items import ResponseDoneEvent as ResponseDoneEvent
 from .items import ResponseDonePayload as ResponseDonePayload
 from .items import ResponseStartedEvent as ResponseStartedEvent
 from .items import RetryAdviceRequest as RetryAdviceRequest
+from .items import ShellCallAction as ShellCallAction
+from .items import ShellCallItem as ShellCallItem
 from .items import StreamEvent as StreamEvent
 from .items import Usage as Usage
 from .items import UsagePayload as UsagePayload

@@ -113,19 +113,25 @@ def function_call(
     }
 
 
-class ShellCallAction(TypedDict):
+class _ShellCallActionRequired(TypedDict):
     commands: list[str]
-    timeout_ms: NotRequired[int]
-    max_output_length: NotRequired[int]
 
 
-class ShellCallItem(TypedDict):
+class ShellCallAction(_ShellCallActionRequired, total=False):
+    timeout_ms: int
+    max_output_length: int
+
+
+class _ShellCallItemRequired(TypedDict):
     type: Literal["shell_call"]
     call_id: str
     id: str
     status: Literal["completed"]
     action: ShellCallAction
-    provider_data: NotRequired[Any]
+
+
+class ShellCallItem(_ShellCallItemRequired, total=False):
+    provider_data: Any
 
 
 def shell_call(

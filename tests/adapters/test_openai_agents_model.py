@@ -36,8 +36,8 @@ from agents import (
 from agents import ModelResponse as SdkModelResponse
 from agents import ModelRetryAdvice as SdkRetryAdvice
 from agents.models.interface import Model
-from agents.tool import ShellCommandRequest
 from agents.retry import ModelRetryAdviceRequest, RetryPolicyContext
+from agents.tool import ShellCommandRequest
 from openai.types.responses import (
     ResponseCompletedEvent,
     ResponseFunctionToolCall,
