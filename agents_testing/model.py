@@ -858,7 +858,7 @@ class ScriptedModelStream(AsyncIterator[StreamEvent]):
         self, events: AsyncGenerator[StreamEvent, None], call_index: int, step_type: StepKind
     ) -> None:
         self._events = events
-        self.call_index = call_index
+        self.call_index: int = call_index
         self.step_type: StepKind = step_type
 
     @property
