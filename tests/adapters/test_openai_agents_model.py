@@ -18,7 +18,9 @@ from agents import (
     Agent,
     AgentOutputSchemaBase,
     FunctionTool,
+    GuardrailFunctionOutput,
     Handoff,
+    InputGuardrailTripwireTriggered,
     ModelRetrySettings,
     ModelSettings,
     ModelTracing,
@@ -27,6 +29,7 @@ from agents import (
     RunResult,
     RunResultStreaming,
     function_tool,
+    input_guardrail,
     retry_policies,
 )
 from agents import ModelResponse as SdkModelResponse
@@ -56,6 +59,7 @@ from agents_testing import (
     ModelRetryAdvice,
     RetryAdviceRequest,
     ScriptedModel,
+    UnconsumedModelStepsError,
     UnexpectedModelCallError,
     Usage,
     assistant_message,
@@ -63,6 +67,7 @@ from agents_testing import (
     model_error,
     model_responder,
     model_stream,
+    optional_step,
 )
 from agents_testing.adapters.openai_agents import openai_agents_model
 
@@ -1101,6 +1106,10 @@ async def test_recorded_request_holds_the_sdks_own_objects() -> None:
     [transfer] = request.handoffs
     assert isinstance(transfer, Handoff)
     assert transfer.agent_name == "Billing"
+    # The read helpers give the names the model sees; the handoff is not one of the tools.
+    assert request.handoff_names == ("transfer_to_billing",)
+    assert request.tool_names == ("get_weather",)
+    assert request.last_user_text == "Where?"
     assert isinstance(request.output_type, AgentOutputSchemaBase)
     assert not request.output_type.is_plain_text()
     assert request.tracing is ModelTracing.DISABLED
@@ -1247,3 +1256,71 @@ def test_import_without_the_sdk_names_the_extra() -> None:
     )
 
     assert 'pip install "agents-testing[openai-agents]"' in completed.stdout
+
+
+# -- optional steps: a model call that may or may not happen ---------------------------------
+
+
+@input_guardrail(run_in_parallel=True)
+def parallel_blocklist(context: Any, agent: Agent[Any], prompt: Any) -> GuardrailFunctionOutput:
+    """Trip on every prompt, while the model call runs next to it."""
+    return GuardrailFunctionOutput(output_info="blocked", tripwire_triggered=True)
+
+
+@input_guardrail(run_in_parallel=False)
+def blocking_blocklist(context: Any, agent: Agent[Any], prompt: Any) -> GuardrailFunctionOutput:
+    """Trip on every prompt before the model is called."""
+    return GuardrailFunctionOutput(output_info="blocked", tripwire_triggered=True)
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+async def test_model_call_racing_a_tripped_parallel_guardrail_is_an_optional_step(
+    stream: bool,
+) -> None:
+    model = ScriptedModel([optional_step([assistant_message("never shown")])])
+    agent = Agent(
+        name="Assistant",
+        model=openai_agents_model(model),
+        input_guardrails=[parallel_blocklist],
+    )
+
+    with pytest.raises(InputGuardrailTripwireTriggered):
+        await run(agent, "forbidden request", stream=stream)
+
+    # Whether the SDK made the model call before the guardrail tripped is up to its
+    # scheduling: the optional step passes either way.
+    assert len(model.calls) == 1 - model.remaining_steps
+    model.assert_complete()
+
+
+async def test_optional_step_left_unused_by_a_blocking_guardrail_passes() -> None:
+    model = ScriptedModel([optional_step([assistant_message("never shown")])])
+    agent = Agent(
+        name="Assistant",
+        model=openai_agents_model(model),
+        input_guardrails=[blocking_blocklist],
+    )
+
+    with pytest.raises(InputGuardrailTripwireTriggered):
+        await run(agent, "forbidden request", stream=False)
+
+    assert (len(model.calls), model.remaining_steps) == (0, 1)
+    model.assert_complete()
+
+
+async def test_the_same_step_without_optional_is_reported_unused() -> None:
+    model = ScriptedModel([[assistant_message("never shown")]])
+    agent = Agent(
+        name="Assistant",
+        model=openai_agents_model(model),
+        input_guardrails=[blocking_blocklist],
+    )
+
+    with pytest.raises(InputGuardrailTripwireTriggered):
+        await run(agent, "forbidden request", stream=False)
+
+    with pytest.raises(UnconsumedModelStepsError) as raised:
+        model.assert_complete()
+    assert raised.value.pending_steps == (
+        {"step_index": 0, "type": "response", "summary": "assistant message 'never shown'"},
+    )

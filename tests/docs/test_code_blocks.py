@@ -1,8 +1,10 @@
 """Keep every ``python`` code block in the README and in docs/ working.
 
 A block preceded by ``<!-- include: examples/FILE.py::NAME -->`` must equal the source of
-``NAME`` (a function or class) in that example, which the test run executes anyway. Every
-other block is executed as a user would paste it, and its ``test_*`` functions are called.
+``NAME`` (a function or class) in that example, which the test run executes anyway; one
+preceded by ``<!-- include: examples/FILE.py -->`` must equal the whole file (an app module
+that examples import). Every other block is executed as a user would paste it, and its
+``test_*`` functions are called.
 
 After editing an example, refresh the included blocks with
 ``python tests/docs/test_code_blocks.py --sync``.
@@ -39,8 +41,10 @@ def _blocks() -> list[tuple[str, str | None, str]]:
 
 def included_source(include: str) -> str:
     """Return the source of ``path::name`` from an example file, decorators included."""
-    path, _, name = include.partition("::")
+    path, separator, name = include.partition("::")
     source = (ROOT / path).read_text()
+    if not separator:
+        return source
     definitions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     for node in ast.parse(source).body:
         if isinstance(node, definitions) and node.name == name:
