@@ -3,6 +3,8 @@
 Users copy these into their own strictly checked test suites, so each one must pass
 ``mypy --strict`` and pyright in strict mode as a separate module outside this repository.
 Blocks included from ``examples/`` are checked through the example files themselves.
+``examples/frameworks/`` is left out: its frameworks are not in the development environment
+(CI runs those examples in one of their own).
 
 Usage: python .ci/typecheck_user_code.py [--only NAME]  (with the Quick start's .venv)
 """

@@ -221,6 +221,43 @@ def sync_runner_loop() -> Iterator[None]:
     loop.close()
 
 
+async def test_routes_a_streamed_agent_tool_inside_a_streamed_run() -> None:
+    events: list[str] = []
+    writer = Agent(name="Writer", model="gpt-4.1")
+    editor = Agent(
+        name="Editor",
+        model="gpt-4.1",
+        tools=[
+            writer.as_tool(
+                tool_name="write",
+                tool_description="Write a draft.",
+                on_stream=lambda event: events.append(event["event"].type),
+            )
+        ],
+    )
+    models = {
+        "Editor": ScriptedModel(
+            [
+                [function_call("write", {"input": "a haiku"}, call_id="call_w")],
+                [assistant_message("Edited draft.")],
+            ]
+        ),
+        "Writer": ScriptedModel([[assistant_message("Draft.")]]),
+    }
+
+    with route_openai_agents_models(models) as route:
+        result = Runner.run_streamed(editor, "Write a haiku")
+        async for _ in result.stream_events():
+            pass
+
+    assert result.final_output == "Edited draft."
+    assert route.agent_names == ("Editor", "Writer", "Editor")
+    assert [call.streamed for call in models["Writer"].calls] == [True]
+    assert "raw_response_event" in events
+    for model in models.values():
+        model.assert_complete()
+
+
 @pytest.mark.usefixtures("sync_runner_loop")
 def test_routes_a_synchronous_run() -> None:
     model = ScriptedModel([not_homework(), [assistant_message("Sync hello.")]])
