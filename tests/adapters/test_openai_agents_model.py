@@ -336,6 +336,27 @@ async def test_invalid_item_is_refused_with_a_one_line_reason_and_recorded() -> 
     assert (again.value.call_index, again.value.reason) == (0, "name: Field required")
 
 
+async def test_invalid_item_in_an_exact_stream_survives_a_failing_source_close() -> None:
+    class Source:
+        def __aiter__(self) -> Source:
+            return self
+
+        async def __anext__(self) -> dict[str, Any]:
+            return {"type": "response_done", "response": {"output": [{"type": "telepathy"}]}}
+
+        async def aclose(self) -> None:
+            raise RuntimeError("aclose broke")
+
+    model = ScriptedModel([model_stream(Source())])
+
+    # The adapter's own refusal is what the runner must see, not the close that followed it.
+    with pytest.raises(InvalidScriptedModelOutputError) as raised:
+        await collect(stream(model))
+
+    assert (raised.value.call_index, raised.value.item_type) == (0, "telepathy")
+    assert any("aclose broke" in note for note in getattr(raised.value, "__notes__", []))
+
+
 async def test_invalid_item_in_a_streamed_response_is_refused_and_recorded() -> None:
     model = ScriptedModel([[assistant_message("ok"), {"type": "telepathy"}]])
 
