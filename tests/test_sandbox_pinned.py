@@ -10,7 +10,11 @@ from typing import Any
 
 import pytest
 
-from agents_testing.errors import UnconsumedSandboxStepsError
+from agents_testing.errors import (
+    InvalidScriptedSandboxStepError,
+    SandboxCallMatcherError,
+    UnconsumedSandboxStepsError,
+)
 from agents_testing.sandbox import SandboxCall, scripted_sandbox_session
 
 
@@ -208,3 +212,82 @@ def test_the_three_argument_throw_keeps_the_instance_and_its_traceback() -> None
         frames.append(tb.tb_frame)
         tb = tb.tb_next
     assert origin.tb_frame in frames
+
+
+async def test_a_matcher_that_raises_is_reported_with_the_call_it_rejected() -> None:
+    def match(*args: Any, **kwargs: Any) -> bool:
+        raise AssertionError("expected cwd=/srv")
+
+    session = scripted_sandbox_session([{"method": "exec_command", "match": match, "result": 0}])
+
+    with pytest.raises(AssertionError, match="expected cwd=/srv"):
+        await session.exec_command({"cmd": "ls"}, cwd="/tmp")
+    with pytest.raises(SandboxCallMatcherError) as info:
+        session.assert_complete()
+
+    error = info.value
+    assert (error.call_index, error.method) == (0, "exec_command")
+    assert error.call_summary == "exec_command({'cmd': 'ls'}, cwd='/tmp')"
+    assert str(error) == (
+        "Scripted sandbox session matcher rejected exec_command call #1. Call #1 (call_index=0) "
+        "was: exec_command({'cmd': 'ls'}, cwd='/tmp'). Fix the step's match function, or the "
+        "code under test that made the call."
+    )
+    assert isinstance(error.__cause__, AssertionError)
+
+
+async def test_awaiting_a_call_twice_says_it_cannot_be_reused() -> None:
+    session = scripted_sandbox_session([{"method": "stop", "result": None}])
+    pending = session.stop()
+    await pending
+
+    with pytest.raises(RuntimeError) as info:
+        await pending
+    assert str(info.value) == "cannot reuse an already awaited scripted sandbox call"
+
+
+class ToolBox:
+    """An interface class with data attributes next to its methods."""
+
+    version = "1.0"
+    limits: dict[str, int] = {}  # noqa: RUF012 - a plain class attribute on purpose
+
+    def exec(self, cmd: str) -> str:
+        return cmd
+
+    async def read(self, path: str) -> str:
+        return path
+
+
+def test_an_interface_class_contributes_its_methods_only() -> None:
+    session = scripted_sandbox_session([{"method": "read", "result": "x"}], interface=ToolBox)
+
+    with pytest.raises(ValueError, match="'version' is not a method"):
+        session.invoke("version")
+    with pytest.raises(InvalidScriptedSandboxStepError) as info:
+        scripted_sandbox_session([{"method": "limits", "result": None}], interface=ToolBox)
+    assert info.value.reason == "unknown_method"
+    with pytest.raises(ValueError) as known:  # noqa: PT011 - the listed methods are the point
+        session.invoke("missing")
+    assert str(known.value).endswith("known methods: exec, read")
+
+
+def test_an_interface_of_the_wrong_kind_says_what_is_accepted() -> None:
+    with pytest.raises(TypeError) as info:
+        scripted_sandbox_session([], interface=["exec"])  # type: ignore[arg-type]
+
+    assert str(info.value) == (
+        "interface must be None, a class, or a mapping of method names to 'sync' or "
+        "'async'; got list"
+    )
+
+
+def test_a_result_too_deep_to_record_names_the_step_it_belongs_to() -> None:
+    deep: list[Any] = []
+    for _ in range(5000):
+        deep = [deep]
+
+    with pytest.raises(ValueError, match=r"^step #2 result is nested \d+ levels deep"):
+        scripted_sandbox_session(
+            [{"method": "start", "result": None}, {"method": "exec", "result": deep}]
+        )
