@@ -23,6 +23,8 @@ ADAPTERS = {
     "pydantic_ai_model": ("pydantic_ai", ["ScriptedModel"]),
     "langchain_chat_model": ("langchain", ["ScriptedModel"]),
     "scripted_transport": ("httpx", ["models"]),
+    "route_openai_agents_models": ("openai_agents", ["models"]),
+    "wait_for_session_event": ("openai_agents", ["session", "event_type"]),
 }
 
 
