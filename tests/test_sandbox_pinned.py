@@ -6,6 +6,7 @@ import asyncio
 import inspect
 import warnings
 from collections.abc import Generator
+from types import TracebackType
 from typing import Any
 
 import pytest
@@ -190,14 +191,21 @@ def test_the_two_argument_throw_raises_the_given_exception_instance() -> None:
     assert info.value is thrown
 
 
+def traceback_from_elsewhere() -> TracebackType:
+    """Return the traceback of an error raised and caught in this function's own frame."""
+    try:
+        raise OSError("elsewhere")
+    except OSError as error:
+        traceback = error.__traceback__
+    assert traceback is not None
+    return traceback
+
+
 def test_the_three_argument_throw_keeps_the_instance_and_its_traceback() -> None:
     session = scripted_sandbox_session([{"method": "stop", "result": "stopped"}])
     pending = session.stop()
-    try:
-        raise KeyError("from elsewhere")
-    except KeyError as error:
-        thrown, origin = error, error.__traceback__
-    assert origin is not None
+    thrown = KeyError("thrown in")  # never raised, so the only traceback is the one given
+    origin = traceback_from_elsewhere()
 
     with warnings.catch_warnings():
         # The three-argument form is deprecated since Python 3.12, and still supported.
