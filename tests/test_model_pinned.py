@@ -31,6 +31,7 @@ from agents_testing.model import (
     model_response,
     model_stream,
     model_stream_responder,
+    optional_step,
 )
 
 
@@ -341,3 +342,67 @@ async def test_a_recorded_call_field_cannot_be_deleted(name: str) -> None:
     assert call.index == 0
     assert call.streamed is False
     assert call.request.input == [{"role": "user", "content": "hello"}]
+
+
+# -- gaps found by a mutation run of model.py -------------------------------------------------
+
+
+def test_optional_step_of_something_that_is_not_a_step_says_what_it_takes() -> None:
+    with pytest.raises(TypeError) as info:
+        optional_step("hi")  # type: ignore[arg-type]
+
+    assert str(info.value) == (
+        "optional_step() takes a step: a list of output items, a ModelResponse or a step "
+        "built by model_response(), model_error(), ...; got str."
+    )
+
+
+@pytest.mark.parametrize(
+    ("step", "what"),
+    [
+        ({"type": "message", "role": "assistant", "content": []}, 'a "message" output item'),
+        ({"role": "assistant", "content": "hi"}, "an output item"),
+    ],
+    ids=["typed item", "untyped item"],
+)
+def test_an_output_item_given_as_a_step_says_to_wrap_it_in_a_list(
+    step: dict[str, Any], what: str
+) -> None:
+    with pytest.raises(InvalidScriptedModelStepError) as info:
+        ScriptedModel([step])  # type: ignore[list-item]
+
+    assert info.value.input_index == 0
+    assert info.value.detail == (
+        f"this is {what}, not a step. Each step is a list of output items: wrap this item "
+        'in a list, e.g. ScriptedModel([[assistant_message("hi")]]).'
+    )
+
+
+class BareAsyncSource:
+    """An async iterator with no aclose()."""
+
+    def __aiter__(self) -> BareAsyncSource:
+        return self
+
+    async def __anext__(self) -> Any:
+        raise StopAsyncIteration
+
+
+class BareSyncSource:
+    """A sync iterator with no close()."""
+
+    def __iter__(self) -> BareSyncSource:
+        return self
+
+    def __next__(self) -> Any:
+        raise StopIteration
+
+
+@pytest.mark.parametrize("kind", [BareAsyncSource, BareSyncSource], ids=["async", "sync"])
+async def test_closing_an_unread_stream_whose_source_cannot_close_is_quiet(kind: type) -> None:
+    model = ScriptedModel([model_stream(kind())])
+    stream = model.stream_response(make_request())
+
+    await stream.aclose()
+
+    model.assert_complete()
