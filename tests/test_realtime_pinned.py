@@ -7,6 +7,7 @@ cancelled twice), lifecycle errors raised past a failing listener, and small rec
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
@@ -327,3 +328,50 @@ def test_a_listener_registered_for_one_event_is_not_called_for_another() -> None
 
     assert transport.emit("transcript", "x") is False
     assert seen == []
+
+
+# -- gaps found by a mutation run of realtime.py --------------------------------------------
+
+
+def test_a_once_listener_removed_by_an_earlier_listener_still_runs_in_that_emit() -> None:
+    transport = ScriptedRealtimeTransport()
+    seen: list[str] = []
+
+    def once_listener(value: str) -> None:
+        seen.append(f"once {value}")
+
+    def remover(value: str) -> None:
+        seen.append(f"remover {value}")
+        transport.off("audio", once_listener)
+        transport.off("audio", remover)
+
+    transport.on("audio", remover).once("audio", once_listener)
+
+    assert transport.emit("audio", "a") is True
+    # Both were registered when the emit started; afterwards the event has no listeners.
+    assert seen == ["remover a", "once a"]
+    assert transport.emit("audio", "b") is False
+
+
+def test_a_session_config_too_deep_to_record_names_the_argument() -> None:
+    deep: dict[str, Any] = {}
+    for _ in range(5000):
+        deep = {"nested": deep}
+    transport = ScriptedRealtimeTransport()
+
+    with pytest.raises(ValueError, match=r"^update_session_config\(\) config is nested \d+"):
+        transport.update_session_config(deep)
+    assert transport.calls == ()
+
+
+async def test_a_polled_signal_that_breaks_while_both_sides_wait_ends_the_run() -> None:
+    transport = ScriptedRealtimeTransport()
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await forever()
+
+    # Nothing else happens, so only the periodic poll can find that the signal broke.
+    with pytest.raises(OSError, match="signal source went away") as info:
+        await transport.run_scenario(scenario=scenario, exercise=forever, signal=BrokenSignal())
+    assert isinstance(info.value, OSError)
+    assert only_this_task_is_left()
