@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import unittest
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -226,3 +227,52 @@ def test_a_sandbox_interface_class_with_context_methods_keeps_its_public_methods
     session = scripted_sandbox_session([{"method": "exec", "result": "ok"}], interface=Session)
     with session:
         assert asyncio.run(session.exec("pwd")) == "ok"
+
+
+def _run_unittest(case: type[unittest.TestCase]) -> tuple[dict[str, str], dict[str, str]]:
+    result = unittest.TestResult()
+    unittest.defaultTestLoader.loadTestsFromTestCase(case).run(result)
+    failed = {test.id().rpartition(".")[2]: text for test, text in result.failures}
+    errors = {test.id().rpartition(".")[2]: text for test, text in result.errors}
+    return failed, errors
+
+
+def test_unittest_cleanup_reports_a_leftover_step() -> None:
+    # The "Use without pytest" recipe: addCleanup(double.assert_complete).
+    class Workflow(unittest.IsolatedAsyncioTestCase):
+        def setUp(self) -> None:
+            self.model = ScriptedModel([[assistant_message("done")]])
+            self.addCleanup(self.model.assert_complete)
+
+        async def test_complete(self) -> None:
+            await self.model.get_response(ModelRequest(input="hi"))
+
+        async def test_leftover(self) -> None:
+            pass
+
+    failed, errors = _run_unittest(Workflow)
+    assert set(failed) == {"test_leftover"}
+    assert "UnconsumedModelStepsError" in failed["test_leftover"]
+    assert errors == {}
+
+
+def test_unittest_async_with_reports_only_the_test_error_when_the_test_fails() -> None:
+    class Workflow(unittest.IsolatedAsyncioTestCase):
+        async def test_complete(self) -> None:
+            async with ScriptedModel([[assistant_message("done")]]) as model:
+                await model.get_response(ModelRequest(input="hi"))
+
+        async def test_leftover(self) -> None:
+            async with ScriptedModel([[assistant_message("done")]]):
+                pass
+
+        async def test_own_failure(self) -> None:
+            async with ScriptedModel([[assistant_message("done")]]):
+                raise WorkflowError("the workflow broke")
+
+    failed, errors = _run_unittest(Workflow)
+    assert set(failed) == {"test_leftover"}
+    assert "UnconsumedModelStepsError" in failed["test_leftover"]
+    assert set(errors) == {"test_own_failure"}
+    assert "WorkflowError: the workflow broke" in errors["test_own_failure"]
+    assert "Unconsumed" not in errors["test_own_failure"]
