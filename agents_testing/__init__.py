@@ -5,6 +5,7 @@ the standard library; framework adapters live in ``agents_testing.adapters``.
 """
 
 from .errors import IncompleteRealtimeScenarioError as IncompleteRealtimeScenarioError
+from .errors import InvalidScriptedModelOutputError as InvalidScriptedModelOutputError
 from .errors import InvalidScriptedModelStepError as InvalidScriptedModelStepError
 from .errors import InvalidScriptedModelStepReason as InvalidScriptedModelStepReason
 from .errors import InvalidScriptedSandboxStepError as InvalidScriptedSandboxStepError
@@ -57,6 +58,7 @@ from .model import model_responder as model_responder
 from .model import model_response as model_response
 from .model import model_stream as model_stream
 from .model import model_stream_responder as model_stream_responder
+from .model import optional_step as optional_step
 from .realtime import AddImageCall as AddImageCall
 from .realtime import CloseCall as CloseCall
 from .realtime import ConnectCall as ConnectCall
@@ -97,6 +99,7 @@ __all__ = [
     "FunctionCallItem",
     "IncompleteRealtimeScenarioError",
     "InterruptCall",
+    "InvalidScriptedModelOutputError",
     "InvalidScriptedModelStepError",
     "InvalidScriptedModelStepReason",
     "InvalidScriptedSandboxStepError",
@@ -165,5 +168,6 @@ __all__ = [
     "model_response",
     "model_stream",
     "model_stream_responder",
+    "optional_step",
     "scripted_sandbox_session",
 ]

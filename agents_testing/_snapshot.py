@@ -9,6 +9,7 @@ caller passed. A memo keeps shared references and cycles shared inside one snaps
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import Any, TypeVar
 
 __all__ = ["snapshot"]
@@ -74,8 +75,15 @@ def _copy(value: Any, memo: dict[int, Any]) -> Any:
         new_bytes = bytearray(value)
         memo[key] = new_bytes
         return new_bytes
-    # memoryview: a view over a fresh copy of the viewed bytes, with the same format and shape.
     view: memoryview = value
+    if type(view.obj) is bytearray:
+        # The viewed bytearray goes through the memo, so the copied view and a copy of the
+        # bytearray found elsewhere in the value share one buffer, as the originals do.
+        shared = _view_into(view, _copy(view.obj, memo))
+        if shared is not None:
+            memo[key] = shared
+            return shared
+    # Otherwise: a view over a fresh copy of the viewed bytes, with the same format and shape.
     data = bytearray(view.tobytes())
     new_view: Any = memoryview(data)
     if view.format != "B" or view.ndim != 1:
@@ -86,3 +94,86 @@ def _copy(value: Any, memo: dict[int, Any]) -> Any:
         new_view = new_view.toreadonly()
     memo[key] = new_view
     return new_view
+
+
+def _view_into(original: memoryview, data: bytearray) -> memoryview | None:
+    """Return a view of ``data`` laid out over the same bytes as ``view`` over its bytearray.
+
+    None when the layout cannot be rebuilt with slicing and ``cast`` (or buffer addresses
+    cannot be read); the caller then copies the viewed bytes on their own.
+    """
+    # Typed loosely: typeshed's cast() wants a literal format and shape is optional there.
+    view: Any = original
+    new_view: Any
+    try:
+        offset = _buffer_address(view) - _buffer_address(view.obj)
+        whole = memoryview(data)
+        size = view.itemsize
+        if view.c_contiguous:
+            new_view = whole[offset : offset + view.nbytes]
+            if view.format != "B" or view.ndim != 1:
+                new_view = new_view.cast(view.format, view.shape)
+        elif view.ndim == 1 and view.strides[0] % size == 0:
+            count, stride = view.shape[0], view.strides[0]
+            start = offset if stride > 0 else offset + (count - 1) * stride
+            # The items from the lowest to the highest address; step over the gaps.
+            new_view = whole[start : start + (count - 1) * abs(stride) + size]
+            if view.format != "B":
+                new_view = new_view.cast(view.format)
+            step = stride // size
+            new_view = new_view[::step]
+        else:
+            return None
+        if view.readonly:
+            new_view = new_view.toreadonly()
+    except (TypeError, ValueError, OSError, AttributeError, ImportError):
+        return None
+    same_layout = (new_view.format, new_view.shape, new_view.strides) == (
+        view.format,
+        view.shape,
+        view.strides,
+    )
+    return new_view if same_layout and new_view.tobytes() == view.tobytes() else None
+
+
+def _buffer_address(exporter: object) -> int:
+    """Return the address of the first item of ``exporter``'s buffer."""
+    get_buffer, release_buffer, buffer_type = _buffer_api()
+    import ctypes
+
+    buffer = buffer_type()
+    # PyBUF_FULL_RO: accept any layout, including strided and read-only buffers.
+    get_buffer(exporter, ctypes.byref(buffer), 0x11C)
+    try:
+        return int(buffer.buf or 0)
+    finally:
+        release_buffer(ctypes.byref(buffer))
+
+
+@functools.cache
+def _buffer_api() -> tuple[Any, Any, Any]:
+    # Imported on first use: only snapshots of shared views need it, and ``import
+    # agents_testing`` stays cheap.
+    import ctypes
+
+    class PyBuffer(ctypes.Structure):
+        _fields_ = [
+            ("buf", ctypes.c_void_p),
+            ("obj", ctypes.c_void_p),
+            ("len", ctypes.c_ssize_t),
+            ("itemsize", ctypes.c_ssize_t),
+            ("readonly", ctypes.c_int),
+            ("ndim", ctypes.c_int),
+            ("format", ctypes.c_char_p),
+            ("shape", ctypes.c_void_p),
+            ("strides", ctypes.c_void_p),
+            ("suboffsets", ctypes.c_void_p),
+            ("internal", ctypes.c_void_p),
+        ]
+
+    pointer = ctypes.POINTER(PyBuffer)
+    get_buffer = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, pointer, ctypes.c_int)(
+        ("PyObject_GetBuffer", ctypes.pythonapi)
+    )
+    release_buffer = ctypes.PYFUNCTYPE(None, pointer)(("PyBuffer_Release", ctypes.pythonapi))
+    return get_buffer, release_buffer, PyBuffer

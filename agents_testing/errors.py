@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 __all__ = [
     "IncompleteRealtimeScenarioError",
+    "InvalidScriptedModelOutputError",
     "InvalidScriptedModelStepError",
     "InvalidScriptedModelStepReason",
     "InvalidScriptedSandboxStepError",
@@ -40,6 +41,7 @@ InvalidScriptedModelStepReason = Literal[
     "missing_responder",
     "invalid_stream",
     "incompatible_call",
+    "invalid_output_item",
 ]
 
 InvalidScriptedSandboxStepReason = Literal[
@@ -49,6 +51,23 @@ InvalidScriptedSandboxStepReason = Literal[
 
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _position(label: str, field: str, index: int) -> str:
+    """Return an unambiguous position: the one-based number and the zero-based field."""
+    return f"{label} #{index + 1} ({field}={index})"
+
+
+def _step_list(steps: Sequence[Mapping[str, Any]], what: str) -> str:
+    return "; ".join(
+        f"{_position('step', 'step_index', int(step['step_index']))} "
+        f"{step[what]}: {step['summary']}"
+        for step in steps
+    )
+
+
+def _sent(call_summary: str | None, verb: str = "sent") -> str:
+    return "" if call_summary is None else f" {verb}: {call_summary}"
 
 
 def _rebuild(cls: type[BaseException], fields: dict[str, Any]) -> BaseException:
@@ -75,28 +94,96 @@ class _StructuredError(Exception):
 class UnexpectedModelCallError(_StructuredError, AssertionError):
     """The workflow made a model call after the script ran out."""
 
-    _fields = ("call_index", "streamed")
+    _fields = ("call_index", "streamed", "call_summary")
 
-    def __init__(self, call_index: int, streamed: bool) -> None:
+    def __init__(self, call_index: int, streamed: bool, call_summary: str | None = None) -> None:
         self.call_index = call_index
         self.streamed = streamed
+        # What the code under test sent (last input item, tools offered), shortened.
+        self.call_summary = call_summary
         kind = "streaming" if streamed else "non-streaming"
         super().__init__(
             f"ScriptedModel received unexpected {kind} call #{call_index + 1}; "
-            "no scripted steps remain."
+            "no scripted steps remain. "
+            f"{_position('Call', 'call_index', call_index)}{_sent(call_summary)}. "
+            "Add a step for it to the script (ScriptedModel([...]) or model.enqueue(...)), "
+            "or find why the code under test called the model again."
         )
 
 
 class UnconsumedModelStepsError(_StructuredError, AssertionError):
-    """The workflow finished before it used every scripted model step."""
+    """The workflow finished before it used every scripted model step.
 
-    _fields = ("remaining_steps",)
+    ``remaining_steps`` counts every step left, optional ones included; ``pending_steps``
+    holds one ``{"step_index", "type", "summary"}`` dict per step left, where ``step_index``
+    is the step's zero-based position in the whole script.
+    """
 
-    def __init__(self, remaining_steps: int) -> None:
+    _fields = ("remaining_steps", "pending_steps")
+
+    def __init__(
+        self, remaining_steps: int, pending_steps: Sequence[Mapping[str, Any]] = ()
+    ) -> None:
         self.remaining_steps = remaining_steps
+        self.pending_steps: tuple[dict[str, Any], ...] = tuple(dict(step) for step in pending_steps)
+        message = f"ScriptedModel has {_plural(remaining_steps, 'unconsumed scripted step')}."
+        if self.pending_steps:
+            message += f" Pending: {_step_list(self.pending_steps, 'type')}."
         super().__init__(
-            f"ScriptedModel has {_plural(remaining_steps, 'unconsumed scripted step')}."
+            message + " Remove the steps the workflow does not need (or wrap one that may go "
+            "unused in optional_step(...)); if they should have run, find why the code "
+            "under test stopped calling the model."
         )
+
+
+_MODEL_STEP_HINTS = {
+    "invalid_input": "a step is a list of output items, a ModelResponse, or a step built by "
+    "model_response(), model_error(), model_responder(), model_stream() or "
+    "model_stream_responder().",
+    "unknown_step_type": 'a step\'s "type" is one of response, error, responder, stream or '
+    "stream_responder; to script output items, put them in a list: [[item, ...]].",
+    "missing_response": 'add the "response" key, or build the step with model_response([...]).',
+    "invalid_response": "a response is a list of output items, or "
+    "ModelResponse(output=[...], usage=Usage()).",
+    "missing_error": 'script an exception instance: model_error(RuntimeError("...")).',
+    "invalid_error": 'script an exception instance: model_error(RuntimeError("...")).',
+    "invalid_retry_advice": "pass a ModelRetryAdvice, or a synchronous function that returns "
+    "one or None.",
+    "missing_responder": "pass a function of the recorded call: "
+    "model_responder(lambda call: [...]).",
+    "invalid_stream": "pass a list, iterable or async iterable of stream events.",
+    "incompatible_call": "this call was not streamed: script model_response([...]) for it, "
+    "or make the call streamed.",
+    "invalid_output_item": "an output item is a mapping such as assistant_message(...) or "
+    "function_call(...), or a framework's own output object.",
+}
+
+_MODEL_CALL_HINTS = {
+    "invalid_response": "the responder must return a list of output items or a ModelResponse.",
+    "invalid_stream": "the stream responder must return an iterable or async iterable of "
+    "stream events.",
+}
+
+
+def _model_step_hint(
+    reason: str,
+    input_index: int | None,
+    call_index: int | None,
+    output_index: int | None,
+    detail: str | None,
+    call_summary: str | None,
+) -> str:
+    if input_index is not None:
+        position = _position("Input", "input_index", input_index)
+        hint = detail or _MODEL_STEP_HINTS.get(reason, "")
+    elif call_index is not None:
+        position = _position("Call", "call_index", call_index) + _sent(call_summary)
+        hint = detail or _MODEL_CALL_HINTS.get(reason) or _MODEL_STEP_HINTS.get(reason, "")
+    else:
+        return "" if detail is None else f" {detail}"
+    if output_index is not None:
+        position += f", {_position('output item', 'output_index', output_index)}"
+    return f" {position}: {hint}"
 
 
 def _model_step_message(
@@ -124,9 +211,20 @@ class InvalidScriptedModelStepError(_StructuredError, ValueError):
 
     ``input_index`` is set for errors found by the constructor or ``enqueue`` (it counts
     within that call's inputs); ``call_index`` is set for errors found while serving a call.
+    ``output_index`` names the output item at fault (reason ``invalid_output_item``);
+    ``detail`` replaces the reason's usual advice on how to fix the step; ``call_summary``
+    says what the call that took the step sent.
     """
 
-    _fields = ("reason", "input_index", "call_index", "step_type")
+    _fields = (
+        "reason",
+        "input_index",
+        "call_index",
+        "step_type",
+        "output_index",
+        "detail",
+        "call_summary",
+    )
 
     def __init__(
         self,
@@ -134,12 +232,61 @@ class InvalidScriptedModelStepError(_StructuredError, ValueError):
         input_index: int | None = None,
         call_index: int | None = None,
         step_type: str | None = None,
+        output_index: int | None = None,
+        detail: str | None = None,
+        call_summary: str | None = None,
     ) -> None:
         self.reason: InvalidScriptedModelStepReason = reason
         self.input_index = input_index
         self.call_index = call_index
         self.step_type = step_type
-        super().__init__(_model_step_message(reason, input_index, call_index, step_type))
+        self.output_index = output_index
+        self.detail = detail
+        self.call_summary = call_summary
+        super().__init__(
+            _model_step_message(reason, input_index, call_index, step_type)
+            + _model_step_hint(reason, input_index, call_index, output_index, detail, call_summary)
+        )
+
+
+class InvalidScriptedModelOutputError(_StructuredError, ValueError):
+    """An adapter cannot turn a scripted output item into its framework's type.
+
+    A script mistake found while serving call ``call_index``: ``output_index`` is the item's
+    position in that response, ``item_type`` its ``type`` (or Python type name), ``reason``
+    what the framework said, and ``framework`` which adapter refused it. The model records
+    it, so ``assert_complete()`` raises it again even if the framework swallowed it.
+    """
+
+    _fields = ("call_index", "output_index", "item_type", "reason", "framework")
+
+    def __init__(
+        self,
+        call_index: int,
+        output_index: int,
+        item_type: str | None,
+        reason: str,
+        framework: str | None = None,
+    ) -> None:
+        self.call_index = call_index
+        self.output_index = output_index
+        self.item_type = item_type
+        self.reason = reason
+        self.framework = framework
+        target = framework or "the framework"
+        super().__init__(
+            f"ScriptedModel {_position('call', 'call_index', call_index)} "
+            f"{_position('output item', 'output_index', output_index)} "
+            f"of type {item_type!r} is not valid for {target}: "
+            f"{_shorten(reason, 160).rstrip('.')}. "
+            "Fix the item in the script: build it with assistant_message(), function_call() "
+            f"or shell_call(), or script {target}'s own output object."
+        )
+
+
+def _shorten(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
 class ScriptedModelRequestAbortedError(_StructuredError, Exception):
@@ -162,7 +309,13 @@ class ScriptedModelRequestAbortedError(_StructuredError, Exception):
 class UnexpectedSandboxCallError(_StructuredError, AssertionError):
     """The workflow called a sandbox method other than the next scripted one."""
 
-    _fields = ("call_index", "actual_method", "expected_method", "remaining_steps")
+    _fields = (
+        "call_index",
+        "actual_method",
+        "expected_method",
+        "remaining_steps",
+        "call_summary",
+    )
 
     def __init__(
         self,
@@ -170,45 +323,89 @@ class UnexpectedSandboxCallError(_StructuredError, AssertionError):
         actual_method: str,
         expected_method: str | None,
         remaining_steps: int,
+        call_summary: str | None = None,
     ) -> None:
         self.call_index = call_index
         self.actual_method = actual_method
         self.expected_method = expected_method
         self.remaining_steps = remaining_steps
+        # The call as the code under test made it, arguments shortened.
+        self.call_summary = call_summary
         expected = f"expected {expected_method}" if expected_method else "no scripted steps remain"
+        if expected_method:
+            fix = (
+                f"Add a step for {actual_method} before the {expected_method} step, or find why "
+                f"the code under test called {actual_method} instead."
+            )
+        else:
+            fix = (
+                f"Add a step for {actual_method} at the end of the script, or find why the code "
+                "under test made this call."
+            )
         super().__init__(
             f"Scripted sandbox session received unexpected {actual_method} call "
-            f"#{call_index + 1}; {expected}."
+            f"#{call_index + 1}; {expected}. "
+            f"{_position('Call', 'call_index', call_index)}{_sent(call_summary, 'was')}. {fix}"
         )
 
 
 class SandboxCallMatcherError(_StructuredError, AssertionError):
     """A sandbox step's matcher returned ``False`` for the call it was given."""
 
-    _fields = ("call_index", "method")
+    _fields = ("call_index", "method", "call_summary")
 
-    def __init__(self, call_index: int, method: str) -> None:
+    def __init__(self, call_index: int, method: str, call_summary: str | None = None) -> None:
         self.call_index = call_index
         self.method = method
+        self.call_summary = call_summary
         super().__init__(
-            f"Scripted sandbox session matcher rejected {method} call #{call_index + 1}."
+            f"Scripted sandbox session matcher rejected {method} call #{call_index + 1}. "
+            f"{_position('Call', 'call_index', call_index)}{_sent(call_summary, 'was')}. "
+            "Fix the step's match function, or the code under test that made the call."
         )
 
 
 class UnconsumedSandboxStepsError(_StructuredError, AssertionError):
-    """The workflow finished before it used every scripted sandbox step."""
+    """The workflow finished before it used every scripted sandbox step.
 
-    _fields = ("remaining_steps", "pending_methods")
+    ``pending_steps`` holds one ``{"step_index", "method", "summary"}`` dict per step left,
+    where ``step_index`` is the step's zero-based position in the script.
+    """
 
-    def __init__(self, remaining_steps: int, pending_methods: Sequence[str]) -> None:
+    _fields = ("remaining_steps", "pending_methods", "pending_steps")
+
+    def __init__(
+        self,
+        remaining_steps: int,
+        pending_methods: Sequence[str],
+        pending_steps: Sequence[Mapping[str, Any]] = (),
+    ) -> None:
         self.remaining_steps = remaining_steps
         self.pending_methods: tuple[str, ...] = tuple(pending_methods)
-        super().__init__(
+        self.pending_steps: tuple[dict[str, Any], ...] = tuple(dict(step) for step in pending_steps)
+        message = (
             "Scripted sandbox session has "
             f"{_plural(self.remaining_steps, 'unconsumed step')}: "
             f"{', '.join(self.pending_methods)}."
         )
+        if self.pending_steps:
+            message += f" Pending: {_step_list(self.pending_steps, 'method')}."
+        super().__init__(
+            message + ' Remove the steps the workflow does not need (or add "optional": True '
+            "to one that may go unused); if they should have run, find why the code under "
+            "test stopped calling the sandbox."
+        )
 
+
+_SANDBOX_STEP_HINTS = {
+    "invalid_input": 'a step is a mapping such as {"method": "exec", "result": ...}.',
+    "unknown_method": '"method" must name a method of the session interface; pass '
+    "interface=... to script the methods of another session type.",
+    "invalid_matcher": '"match" must be a function of the call\'s arguments that returns '
+    "False to reject the call.",
+    "invalid_outcome": 'give exactly one of "result" (the value), "respond" (a function of '
+    'the recorded call) or "error" (an exception instance).',
+}
 
 _SANDBOX_STEP_MESSAGES = {
     "invalid_input": "must be an object.",
@@ -237,7 +434,13 @@ class InvalidScriptedSandboxStepError(_StructuredError, ValueError):
         # "must use a function responder", which shares the invalid_outcome reason.
         self.detail = detail
         text = detail if detail is not None else _SANDBOX_STEP_MESSAGES[reason]
-        super().__init__(f"Scripted sandbox step #{input_index + 1} {text.format(method=method)}")
+        hint = _SANDBOX_STEP_HINTS[reason]
+        if reason == "unknown_method" and method is not None:
+            hint = f"{method!r} is not in the session interface; " + hint
+        super().__init__(
+            f"Scripted sandbox step #{input_index + 1} {text.format(method=method)} "
+            f"{_position('Step', 'input_index', input_index)}: {hint}"
+        )
 
 
 # -- realtime ----------------------------------------------------------------------------
@@ -246,28 +449,43 @@ class InvalidScriptedSandboxStepError(_StructuredError, ValueError):
 class UnexpectedRealtimeCallError(_StructuredError, AssertionError):
     """An outbound transport call did not match the next expectation's method."""
 
-    _fields = ("call_index", "expected_method", "actual_method")
+    _fields = ("call_index", "expected_method", "actual_method", "call_summary")
 
-    def __init__(self, call_index: int, expected_method: str, actual_method: str) -> None:
+    def __init__(
+        self,
+        call_index: int,
+        expected_method: str,
+        actual_method: str,
+        call_summary: str | None = None,
+    ) -> None:
         self.call_index = call_index
         self.expected_method = expected_method
         self.actual_method = actual_method
+        self.call_summary = call_summary
         super().__init__(
             f"ScriptedRealtimeTransport expected {expected_method} but received "
-            f"{actual_method} call #{call_index + 1}."
+            f"{actual_method} call #{call_index + 1}. "
+            f"{_position('Call', 'call_index', call_index)}{_sent(call_summary, 'was')}. "
+            f'Expect it first with expect_call("{actual_method}"), or find why the code under '
+            f"test called {actual_method} instead of {expected_method}."
         )
 
 
 class RealtimeCallMatcherError(_StructuredError, AssertionError):
     """An expectation's matcher returned ``False`` for the call it was given."""
 
-    _fields = ("call_index", "actual_method")
+    _fields = ("call_index", "actual_method", "call_summary")
 
-    def __init__(self, call_index: int, actual_method: str) -> None:
+    def __init__(
+        self, call_index: int, actual_method: str, call_summary: str | None = None
+    ) -> None:
         self.call_index = call_index
         self.actual_method = actual_method
+        self.call_summary = call_summary
         super().__init__(
-            f"ScriptedRealtimeTransport matcher rejected {actual_method} call #{call_index + 1}."
+            f"ScriptedRealtimeTransport matcher rejected {actual_method} call #{call_index + 1}. "
+            f"{_position('Call', 'call_index', call_index)}{_sent(call_summary, 'was')}. "
+            "Fix the expectation's matcher, or the code under test that made the call."
         )
 
 
@@ -304,10 +522,28 @@ class IncompleteRealtimeScenarioError(_StructuredError, AssertionError):
         expectations = _plural(len(self.pending_expectations), "pending expectation")
         if self.pending_expectations:
             expectations += f" ({_pending_list(self.pending_expectations)})"
+        fixes: list[str] = []
+        if self.unconsumed_calls:
+            calls = ", ".join(
+                f"{_position('call', 'call_index', int(item['index']))} {item['method']}"
+                for item in self.unconsumed_calls
+            )
+            fixes.append(f"Unconsumed: {calls}; expect them with expect_call(...).")
+        if self.pending_expectations:
+            fixes.append(
+                "Remove the expectations the code under test never meets, or find why it "
+                "stopped before making those calls."
+            )
+        if self.pending_failures:
+            methods = ", ".join(str(item["method"]) for item in self.pending_failures)
+            fixes.append(
+                f"Failures scripted with fail_next_call() for {methods} were never raised: "
+                "remove them or make the calls they fail."
+            )
         super().__init__(
             "ScriptedRealtimeTransport scenario is incomplete: "
             f"{_plural(len(self.unconsumed_calls), 'unconsumed call')}, {expectations}, "
-            f"and {_plural(failures, 'pending failure')}."
+            f"and {_plural(failures, 'pending failure')}." + "".join(f" {fix}" for fix in fixes)
         )
 
 

@@ -199,6 +199,109 @@ class ModelRequest:
     prompt: Any = None
     extra: Mapping[str, Any] = field(default_factory=dict[str, Any])
 
+    # Read helpers: ``input``, ``tools`` and ``handoffs`` keep each framework's own shapes
+    # (they are the contract); these read them the same way on every adapter.
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        """Return the names of the tools offered in this request, in order.
+
+        Reads a ``name`` attribute (openai-agents tools, pydantic-ai ``ToolDefinition``) or
+        a ``name`` / ``function.name`` key (OpenAI-format tool dicts, as LangChain binds them).
+        Handoffs are not tools here: see ``handoff_names``.
+        """
+        return tuple(name for name in map(_tool_name, self.tools) if name is not None)
+
+    @property
+    def handoff_names(self) -> tuple[str, ...]:
+        """Return the tool names the model sees for this request's handoffs, in order.
+
+        These are the names a scripted ``function_call`` uses to hand off (for example
+        ``"transfer_to_billing"``). Frameworks without handoffs record none.
+        """
+        names: list[str] = []
+        for handoff in self.handoffs:
+            name: Any = getattr(handoff, "tool_name", None)
+            if isinstance(handoff, Mapping):
+                fields = cast("Mapping[str, Any]", handoff)
+                name = fields.get("tool_name") or fields.get("name")
+            if isinstance(name, str):
+                names.append(name)
+            else:
+                other = _tool_name(handoff)
+                if other is not None:
+                    names.append(other)
+        return tuple(names)
+
+    @property
+    def last_user_text(self) -> str | None:
+        """Return the text of the last user message in ``input``, or ``None`` if there is none.
+
+        A string ``input`` is the user's text; a message whose content is a list of parts
+        has its text parts joined.
+        """
+        if isinstance(self.input, str):
+            return self.input
+        for item in reversed(self.input):
+            if isinstance(item, Mapping):
+                message = cast("Mapping[str, Any]", item)
+                if message.get("role") == "user" and message.get("type", "message") == "message":
+                    return _content_text(message.get("content"))
+        return None
+
+    @property
+    def tool_outputs(self) -> dict[str, Any]:
+        """Return the tool outputs in ``input`` by call id (``function_call_output`` items).
+
+        Later outputs for the same call id replace earlier ones; values are the items'
+        ``output`` as recorded (usually a string).
+        """
+        outputs: dict[str, Any] = {}
+        if isinstance(self.input, str):
+            return outputs
+        for item in self.input:
+            if isinstance(item, Mapping):
+                output_item = cast("Mapping[str, Any]", item)
+                kind = output_item.get("type")
+                call_id = output_item.get("call_id")
+                if (
+                    isinstance(kind, str)
+                    and kind.endswith("_call_output")
+                    and isinstance(call_id, str)
+                ):
+                    outputs[call_id] = output_item.get("output")
+        return outputs
+
+
+def _tool_name(tool: Any) -> str | None:
+    name: Any
+    if isinstance(tool, Mapping):
+        spec = cast("Mapping[str, Any]", tool)
+        name = spec.get("name")
+        function: Any = spec.get("function")
+        if name is None and isinstance(function, Mapping):
+            name = cast("Mapping[str, Any]", function).get("name")
+    else:
+        name = getattr(tool, "name", None)
+    return name if isinstance(name, str) else None
+
+
+def _content_text(content: Any) -> str | None:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return None
+    parts: list[Any] = content  # pyright: ignore[reportUnknownVariableType]
+    texts: list[str] = []
+    for part in parts:
+        if isinstance(part, str):
+            texts.append(part)
+        elif isinstance(part, Mapping):
+            text: Any = cast("Mapping[str, Any]", part).get("text")
+            if isinstance(text, str):
+                texts.append(text)
+    return "".join(texts)
+
 
 @dataclass
 class ModelRetryAdvice:

@@ -9,12 +9,14 @@ import sys
 import threading
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from typing import Any, Literal, TypedDict, cast
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, cast
 
+from . import _describe
 from ._completion import CompletionContext
 from ._signals import is_aborted
 from ._snapshot import snapshot
 from .errors import (
+    InvalidScriptedModelOutputError,
     InvalidScriptedModelStepError,
     InvalidScriptedModelStepReason,
     ScriptedModelRequestAbortedError,
@@ -29,6 +31,18 @@ from .items import (
     RetryAdviceRequest,
     StreamEvent,
     Usage,
+)
+
+if TYPE_CHECKING:
+    from typing_extensions import NotRequired
+else:
+    from .items import NotRequired
+
+_ViolationT = TypeVar(
+    "_ViolationT",
+    UnexpectedModelCallError,
+    InvalidScriptedModelStepError,
+    InvalidScriptedModelOutputError,
 )
 
 __all__ = [
@@ -50,6 +64,7 @@ __all__ = [
     "model_response",
     "model_stream",
     "model_stream_responder",
+    "optional_step",
 ]
 
 
@@ -117,27 +132,32 @@ RetryAdviceCallback = Callable[[RetryAdviceRequest], ModelRetryAdvice | None]
 class ResponseStep(TypedDict):
     type: Literal["response"]
     response: list[Any] | ModelResponse
+    optional: NotRequired[bool]
 
 
 class ErrorStep(TypedDict):
     type: Literal["error"]
     error: BaseException
     retry_advice: ModelRetryAdvice | RetryAdviceCallback | None
+    optional: NotRequired[bool]
 
 
 class ResponderStep(TypedDict):
     type: Literal["responder"]
     respond: ModelResponder
+    optional: NotRequired[bool]
 
 
 class StreamStep(TypedDict):
     type: Literal["stream"]
     events: Iterable[Any] | AsyncIterator[Any]
+    optional: NotRequired[bool]
 
 
 class StreamResponderStep(TypedDict):
     type: Literal["stream_responder"]
     respond: StreamResponder
+    optional: NotRequired[bool]
 
 
 ScriptedModelStep = ResponseStep | ErrorStep | ResponderStep | StreamStep | StreamResponderStep
@@ -172,6 +192,26 @@ def model_stream_responder(respond: StreamResponder) -> StreamResponderStep:
     return {"type": "stream_responder", "respond": respond}
 
 
+def optional_step(step: ScriptedModelInput) -> ScriptedModelStep:
+    """Mark a step as one the workflow may leave unused.
+
+    The step is served in its turn like any other; ``assert_complete()`` just does not
+    report it when no call took it. Use it for a call that may or may not happen, such as
+    the model call that runs in parallel with an input guardrail that trips.
+    """
+    if isinstance(step, (list, ModelResponse)):
+        return {"type": "response", "response": step, "optional": True}
+    if not isinstance(step, Mapping):
+        raise TypeError(
+            "optional_step() takes a step: a list of output items, a ModelResponse or a step "
+            f"built by model_response(), model_error(), ...; got {type(step).__name__}."
+        )
+    if "type" not in step:
+        # A response envelope mapping, which _normalize validates like any other input.
+        return {"type": "response", "response": cast("Any", step), "optional": True}
+    return cast("ScriptedModelStep", {**step, "optional": True})
+
+
 StepKind = Literal["response", "error", "responder", "stream", "stream_responder"]
 _STEP_KINDS: frozenset[str] = frozenset(
     {"response", "error", "responder", "stream", "stream_responder"}
@@ -182,12 +222,30 @@ _STREAM_KINDS: frozenset[str] = frozenset({"stream", "stream_responder"})
 class _Step:
     """A validated step, with its data already detached from the caller's objects."""
 
-    __slots__ = ("advice", "kind", "payload")
+    __slots__ = ("advice", "kind", "optional", "payload", "position")
 
     def __init__(self, kind: StepKind, payload: Any, advice: Any = None) -> None:
         self.kind: StepKind = kind
         self.payload = payload  # response, error, responder or events, by kind
         self.advice = advice
+        self.optional = False
+        self.position = 0  # zero-based place in the whole script, set when it is added
+
+    def describe(self) -> dict[str, Any]:
+        """Return this step as ``UnconsumedModelStepsError`` lists it."""
+        payload = self.payload
+        if self.kind == "response":
+            output: list[Any] = payload if isinstance(payload, list) else payload.output  # pyright: ignore[reportUnknownVariableType]
+            summary = _describe.output(output)
+        elif self.kind == "error":
+            summary = _describe.value(payload)
+        elif self.kind in ("responder", "stream_responder"):
+            summary = getattr(payload, "__qualname__", None) or type(payload).__name__
+        else:
+            summary = "scripted events"
+        if self.optional:
+            summary += " (optional)"
+        return {"step_index": self.position, "type": self.kind, "summary": summary}
 
 
 class _AdviceRecord:
@@ -308,32 +366,130 @@ def _invalid(
     return InvalidScriptedModelStepError(reason, input_index=input_index, step_type=step_type)
 
 
+# Values that can never be an output item, on any framework: items are mappings or a
+# framework's own output objects.
+_NOT_ITEMS = (str, bytes, bytearray, int, float, bool, list, tuple, set, frozenset, type(None))
+
+
+def _check_output(output: Any, index: int) -> None:
+    """Refuse output items that no adapter can convert, naming the first one."""
+    if not isinstance(output, list):
+        return
+    items: list[Any] = output  # pyright: ignore[reportUnknownVariableType]
+    for position, item in enumerate(items):
+        if isinstance(item, _NOT_ITEMS):
+            if isinstance(item, str):
+                detail = (
+                    f"it is the plain string {_describe.value(item, 40)}; script "
+                    f"assistant_message({_describe.value(item, 40)}) for a text reply."
+                )
+            elif isinstance(item, (list, tuple)):
+                kind = "list" if isinstance(item, list) else "tuple"
+                detail = (
+                    f"it is a {kind}; each step is one list of output items, "
+                    "so put the items of one response in a single list."
+                )
+            else:
+                detail = (
+                    f"it is {_describe.value(item, 40)}; an output item is a mapping such as "
+                    "assistant_message(...) or function_call(...), or a framework's own "
+                    "output object."
+                )
+            raise InvalidScriptedModelStepError(
+                "invalid_output_item", input_index=index, output_index=position, detail=detail
+            )
+
+
+def _looks_like_item(step: Mapping[str, Any]) -> bool:
+    kind = step.get("type")
+    if isinstance(kind, str):
+        return (
+            kind == "message"
+            or kind.endswith(("_call", "_call_output"))
+            or kind
+            in (
+                "reasoning",
+                "compaction",
+            )
+        )
+    return "role" in step or "content" in step
+
+
+def _wrap_hint(step: Mapping[str, Any]) -> str:
+    kind = step.get("type")
+    what = f'a "{kind}" output item' if isinstance(kind, str) else "an output item"
+    return (
+        f"this is {what}, not a step. Each step is a list of output items: wrap this item "
+        'in a list, e.g. ScriptedModel([[assistant_message("hi")]]).'
+    )
+
+
 def _normalize(value: Any, index: int) -> _Step:
     """Validate one constructor or ``enqueue`` input and detach it from the caller."""
+    step = _normalized_step(value, index)
+    if isinstance(value, Mapping):
+        optional = cast("Mapping[str, Any]", value).get("optional", False)
+        if not isinstance(optional, bool):
+            raise InvalidScriptedModelStepError(
+                "invalid_input",
+                input_index=index,
+                detail='"optional" must be True or False; use optional_step(step).',
+            )
+        step.optional = optional
+    return step
+
+
+def _normalized_step(value: Any, index: int) -> _Step:
     if isinstance(value, list):
+        _check_output(value, index)
         return _Step("response", snapshot(value))  # pyright: ignore[reportUnknownArgumentType]
     if isinstance(value, ModelResponse):
         if not _is_valid_response(value):
             raise _invalid("invalid_response", index)
+        _check_output(value.output, index)
         return _Step("response", _stored_envelope(value, index))
     if not isinstance(value, Mapping):
-        raise _invalid("invalid_input", index)
+        detail = None
+        if isinstance(value, str):
+            detail = (
+                f"a plain string is not a step; script [assistant_message("
+                f"{_describe.value(value, 40)})] for a text reply."
+            )
+        elif isinstance(value, tuple):
+            detail = "a step's output items go in a list, not a tuple."
+        raise InvalidScriptedModelStepError("invalid_input", input_index=index, detail=detail)
     step = cast("Mapping[str, Any]", value)
     if "type" not in step:
         if "output" in step or "usage" in step:
             if not _is_valid_response(step):
                 raise _invalid("invalid_response", index)
+            _check_output(step["output"], index)
             return _Step("response", _stored_envelope(step, index))
-        raise _invalid("invalid_input", index)
+        detail = _wrap_hint(step) if _looks_like_item(step) else None
+        raise InvalidScriptedModelStepError("invalid_input", input_index=index, detail=detail)
     kind = step["type"]
     if not isinstance(kind, str) or kind not in _STEP_KINDS:
-        raise _invalid("unknown_step_type", index, kind if isinstance(kind, str) else None)
+        raise InvalidScriptedModelStepError(
+            "unknown_step_type",
+            input_index=index,
+            step_type=kind if isinstance(kind, str) else None,
+            detail=_wrap_hint(step) if _looks_like_item(step) else None,
+        )
     if kind == "response":
         if "response" not in step:
             raise _invalid("missing_response", index, kind)
         if not _is_valid_response(step["response"]):
             raise _invalid("invalid_response", index)
-        return _Step("response", _stored_envelope(step["response"], index))
+        response = step["response"]
+        _check_output(
+            response
+            if isinstance(response, list)
+            else response["output"]
+            if isinstance(response, Mapping)
+            else response.output,
+            index,
+        )
+        return _Step("response", _stored_envelope(response, index))
     if kind == "error":
         if "error" not in step:
             raise _invalid("missing_error", index, kind)
@@ -446,9 +602,16 @@ class ScriptedModel(CompletionContext):
         self._steps: deque[_Step] = deque(
             _normalize(value, index) for index, value in enumerate(steps)
         )
+        for position, step in enumerate(self._steps):
+            step.position = position
+        self._scripted = len(self._steps)  # steps ever added: the next step's position
         self._calls: list[tuple[bool, ModelRequest]] = []  # (streamed, detached request)
         self._advice: dict[int, list[_AdviceRecord]] = {}
-        self._violations: list[UnexpectedModelCallError | InvalidScriptedModelStepError] = []
+        self._violations: list[
+            UnexpectedModelCallError
+            | InvalidScriptedModelStepError
+            | InvalidScriptedModelOutputError
+        ] = []
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -481,6 +644,9 @@ class ScriptedModel(CompletionContext):
         """Append steps to the script; if any input is malformed, append none of them."""
         steps = [_normalize(value, index) for index, value in enumerate(inputs)]
         with self._lock:
+            for step in steps:
+                step.position = self._scripted
+                self._scripted += 1
             self._steps.extend(steps)
 
     def assert_complete(self) -> None:
@@ -492,8 +658,9 @@ class ScriptedModel(CompletionContext):
         if self._violations:
             first = self._violations[0]
             raise first._fresh() from first  # pyright: ignore[reportPrivateUsage]
-        if self._steps:
-            raise UnconsumedModelStepsError(len(self._steps))
+        steps = list(self._steps)
+        if any(not step.optional for step in steps):
+            raise UnconsumedModelStepsError(len(steps), [step.describe() for step in steps])
 
     async def get_response(self, request: ModelRequest) -> ModelResponse:
         """Serve a non-streaming call with the next step."""
@@ -503,7 +670,10 @@ class ScriptedModel(CompletionContext):
         if step.kind in _STREAM_KINDS:
             raise self._violation(
                 InvalidScriptedModelStepError(
-                    "incompatible_call", call_index=index, step_type=step.kind
+                    "incompatible_call",
+                    call_index=index,
+                    step_type=step.kind,
+                    call_summary=_describe.request(recorded),
                 )
             )
         if step.kind == "error":
@@ -579,12 +749,13 @@ class ScriptedModel(CompletionContext):
             self._calls.append((streamed, recorded))
             step = self._steps.popleft() if self._steps else None
         if step is None:
-            raise self._violation(UnexpectedModelCallError(index, streamed))
+            raise self._violation(
+                UnexpectedModelCallError(index, streamed, _describe.request(recorded))
+            )
         return index, recorded, step
 
-    def _violation(
-        self, error: UnexpectedModelCallError | InvalidScriptedModelStepError
-    ) -> UnexpectedModelCallError | InvalidScriptedModelStepError:
+    def _violation(self, error: _ViolationT) -> _ViolationT:
+        """Remember a script violation so ``assert_complete()`` raises it again; return it."""
         self._violations.append(error)
         return error
 
@@ -613,7 +784,11 @@ class ScriptedModel(CompletionContext):
     ) -> ModelResponse:
         if not _is_valid_response(result):
             raise self._violation(
-                InvalidScriptedModelStepError("invalid_response", call_index=index)
+                InvalidScriptedModelStepError(
+                    "invalid_response",
+                    call_index=index,
+                    call_summary=_describe.request(request),
+                )
             )
         if isinstance(result, list):
             output: list[Any] = result  # pyright: ignore[reportUnknownVariableType]
@@ -650,7 +825,10 @@ class ScriptedModel(CompletionContext):
                 if not _is_stream_source(source):
                     raise self._violation(
                         InvalidScriptedModelStepError(
-                            "invalid_stream", call_index=index, step_type=step.kind
+                            "invalid_stream",
+                            call_index=index,
+                            step_type=step.kind,
+                            call_summary=_describe.request(recorded),
                         )
                     )
             else:

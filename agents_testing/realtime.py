@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, TypedDict, TypeVar, get_args, overload
 
+from . import _describe
 from ._completion import CompletionContext
 from ._signals import AbortSignal, is_aborted
 from ._snapshot import snapshot
@@ -272,6 +273,16 @@ def _detached(record: _CallT) -> _CallT:
 # -- helpers -----------------------------------------------------------------------------
 
 
+def _summary(record: _RecordedCall) -> str:
+    """Describe a recorded call by its method and arguments, shortened."""
+    arguments = {
+        item.name: getattr(record, item.name)
+        for item in dataclasses.fields(record)
+        if item.init and item.name != "index"
+    }
+    return _describe.call(str(getattr(record, "method", "?")), (), arguments)
+
+
 def _recorded_connect_options(options: Mapping[str, Any]) -> RecordedConnectOptions:
     if not isinstance(options, Mapping):
         raise TypeError(
@@ -485,6 +496,8 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         # The generation of a connect that has set "connected" but not finished yet; a close
         # from such a provisional connection does not count as closing an established one.
         self._provisional_generation: int | None = None
+        # Runs with a signal or a timeout: each transport call first lets them see a cancel.
+        self._watching_runs: list[_ScenarioRun] = []
 
     def __repr__(self) -> str:
         return (
@@ -690,6 +703,16 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         one sees that error), then cancels and awaits the side still running before it
         raises. Cancelling the caller cancels both sides and withdraws the run's pending
         expectations. No task the run started outlives it.
+
+        Cancellation is one rule: once the signal is aborted or the timeout has elapsed, the
+        run ends with ``ScriptedRealtimeScenarioCancelledError`` listing the expectations
+        pending at that point, unless something decided the run before. The run looks at the
+        signal and the clock before everything it acts on (a side finishing or failing, a
+        failed expectation, a transport call, ``ctx.expect_call``) and is woken by an
+        ``asyncio.Event`` at once and by other signals within 10 ms. So an abort made by the
+        exercise, even just before it returns or raises, and a timeout that elapsed in the
+        same loop turn as the exercise's end, cancel the run; a transport call made after
+        the abort is kept as an unconsumed call.
         """
         if not callable(scenario) or not callable(exercise):
             raise TypeError(
@@ -889,6 +912,10 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         dropped. The failed expectation's future is marked retrieved here because the error
         is raised to the caller now, unless ``rejected`` collects it for a later raise.
         """
+        for run in tuple(self._watching_runs):
+            # An abort or timeout that came before this call ends the run before the call
+            # can settle one of its expectations.
+            run.cancel_if_due()
         failure = self._take_failure(call.method)
         self._calls.append(call)
         expectation = self._next_expectation()
@@ -938,7 +965,7 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         else:
             # An assertion inside the matcher is a rejection too: remember it, so code that
             # swallows the error cannot hide it from assert_complete().
-            rejection = RealtimeCallMatcherError(call.index, call.method)
+            rejection = RealtimeCallMatcherError(call.index, call.method, _summary(call))
             rejection.__cause__ = error
             self._violations.append(rejection)
         if not future.done():
@@ -949,14 +976,16 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         self, expectation: _Expectation, call: RealtimeTransportCall
     ) -> BaseException | None:
         if call.method != expectation.method:
-            return UnexpectedRealtimeCallError(call.index, expectation.method, call.method)
+            return UnexpectedRealtimeCallError(
+                call.index, expectation.method, call.method, _summary(call)
+            )
         if expectation.matcher is not None:
             try:
                 verdict = expectation.matcher(_detached(call))
             except BaseException as error:  # e.g. pytest.fail(), which is a BaseException
                 return error
             if verdict is False:
-                return RealtimeCallMatcherError(call.index, call.method)
+                return RealtimeCallMatcherError(call.index, call.method, _summary(call))
         return None
 
     def _pending_expectations(self) -> list[dict[str, Any]]:
@@ -1067,6 +1096,8 @@ class _ScenarioRun:
         self.owned: list[asyncio.Future[Any]] = []
         self._timer: asyncio.TimerHandle | None = None
         self._poll: asyncio.TimerHandle | None = None
+        self._signal: object = None
+        self._deadline: float | None = None
 
     def start(
         self,
@@ -1087,7 +1118,11 @@ class _ScenarioRun:
         self.tasks.append(exercise_task)
         exercise_task.add_done_callback(self._on_exercise_done)
         if timeout is not None:
+            self._deadline = self.loop.time() + timeout
             self._timer = self.loop.call_later(timeout, self._cancel)
+        if timeout is not None or signal is not None:
+            self._signal = signal
+            self.transport._watching_runs.append(self)  # pyright: ignore[reportPrivateUsage]
         if isinstance(signal, asyncio.Event):
             waiter = self.loop.create_task(signal.wait(), name="run_scenario signal")
             self.tasks.append(waiter)
@@ -1099,6 +1134,7 @@ class _ScenarioRun:
         self, method: str, matcher: Callable[[Any], object] | None
     ) -> asyncio.Future[Any]:
         _check_method("expect_call", method)
+        self.cancel_if_due()
         if not self.active:
             future: asyncio.Future[Any] = self.loop.create_future()
             if self.terminal_error is not None:
@@ -1146,9 +1182,24 @@ class _ScenarioRun:
         self.owned.clear()
         await _cancel_and_wait(self.tasks)
 
+    def cancel_if_due(self) -> bool:
+        """Cancel the run if its signal is aborted or its timeout elapsed; say if it did."""
+        if not self.active:
+            return False
+        try:
+            due = is_aborted(self._signal) or (
+                self._deadline is not None and self.loop.time() >= self._deadline
+            )
+        except Exception as error:  # a signal whose state cannot be read ends the run
+            self.terminate(error)
+            return True
+        if due:
+            self._cancel()
+        return due
+
     def _on_scenario_done(self, task: asyncio.Task[Any]) -> None:
         error = _side_error(task)
-        if not self.active:
+        if not self.active or self.cancel_if_due():
             return
         if error is not None:
             self.terminate(error)
@@ -1159,7 +1210,7 @@ class _ScenarioRun:
 
     def _on_exercise_done(self, task: asyncio.Task[Any]) -> None:
         error = _side_error(task)
-        if not self.active:
+        if not self.active or self.cancel_if_due():
             return
         if error is not None:
             self.terminate(error)
@@ -1177,7 +1228,7 @@ class _ScenarioRun:
         if future.cancelled():
             return
         error = future.exception()  # also marks an owned rejection as handled
-        if error is not None:
+        if error is not None and not self.cancel_if_due():
             self.terminate(error)
 
     def _fail_if_incomplete(self) -> None:
@@ -1224,3 +1275,6 @@ class _ScenarioRun:
             if handle is not None:
                 handle.cancel()
         self._timer = self._poll = None
+        watching = self.transport._watching_runs  # pyright: ignore[reportPrivateUsage]
+        if self in watching:
+            watching.remove(self)

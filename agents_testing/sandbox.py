@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict, TypeVar, cast
 
+from . import _describe
 from ._completion import CompletionContext
 from ._snapshot import snapshot
 from .errors import (
@@ -110,13 +111,16 @@ class SandboxStep(_SandboxStepMethod, total=False):
     """A scripted step: the method it answers, an optional matcher and exactly one outcome.
 
     ``match(*args, **kwargs)`` rejects the call only by returning ``False``; ``respond(call)``
-    computes the value from the recorded call; ``error`` is raised as it is.
+    computes the value from the recorded call; ``error`` is raised as it is. An ``optional``
+    step is served in its turn like any other, but ``assert_complete()`` does not report it
+    when no call took it.
     """
 
     match: Callable[..., object] | None
     result: Any
     respond: Callable[[SandboxCall], Any]
     error: BaseException
+    optional: bool
 
 
 @dataclass(frozen=True)
@@ -125,6 +129,20 @@ class _Step:
     match: Callable[..., object] | None
     outcome: _Outcome
     value: Any
+    position: int = 0
+    optional: bool = False
+
+    def describe(self) -> dict[str, Any]:
+        """Return this step as ``UnconsumedSandboxStepsError`` lists it."""
+        if self.outcome == "respond":
+            summary = "respond " + (
+                getattr(self.value, "__qualname__", None) or type(self.value).__name__
+            )
+        else:
+            summary = f"{self.outcome} {_describe.value(self.value, 40)}"
+        if self.optional:
+            summary += " (optional)"
+        return {"step_index": self.position, "method": self.method, "summary": summary}
 
 
 def scripted_sandbox_session(
@@ -216,9 +234,11 @@ class ScriptedSandboxSession(CompletionContext):
         if self._violations:
             first = self._violations[0]
             raise first._fresh() from first  # pyright: ignore[reportPrivateUsage]
-        if self._steps:
-            pending = [step.method for step in self._steps]
-            raise UnconsumedSandboxStepsError(len(pending), pending)
+        steps = list(self._steps)
+        if any(not step.optional for step in steps):
+            raise UnconsumedSandboxStepsError(
+                len(steps), [step.method for step in steps], [step.describe() for step in steps]
+            )
 
     def __repr__(self) -> str:
         return (
@@ -263,12 +283,12 @@ class ScriptedSandboxSession(CompletionContext):
             except BaseException as error:
                 # An assertion inside the matcher is a rejection too: remember it, so a
                 # framework that turns the error into tool output cannot hide it.
-                rejection = SandboxCallMatcherError(call.index, method)
+                rejection = SandboxCallMatcherError(call.index, method, _summary(call))
                 rejection.__cause__ = error
                 self._remember(rejection)
                 raise
             if not accepted:
-                raise self._remember(SandboxCallMatcherError(call.index, method))
+                raise self._remember(SandboxCallMatcherError(call.index, method, _summary(call)))
         if step.outcome == "error":
             raise step.value
         if step.outcome == "respond":
@@ -291,7 +311,9 @@ class ScriptedSandboxSession(CompletionContext):
         if step is None or step.method != method:
             expected = None if step is None else step.method
             raise self._remember(
-                UnexpectedSandboxCallError(call.index, method, expected, len(self._steps))
+                UnexpectedSandboxCallError(
+                    call.index, method, expected, len(self._steps), _summary(call)
+                )
             )
         return call, step
 
@@ -433,7 +455,16 @@ def _read_step(step: object, input_index: int, modes: Mapping[str, SandboxMethod
         )
     if outcome == "result":
         value = snapshot(value)  # later changes to the caller's object must not reach the call
-    return _Step(method, match, outcome, value)
+    optional = fields.get("optional", False)
+    if not isinstance(optional, bool):
+        raise InvalidScriptedSandboxStepError(
+            "invalid_input", input_index, method, 'for {method} must set "optional" to a bool.'
+        )
+    return _Step(method, match, outcome, value, input_index, optional)
+
+
+def _summary(call: SandboxCall) -> str:
+    return _describe.call(call.method, call.args, call.kwargs)
 
 
 def _detached(call: SandboxCall) -> SandboxCall:

@@ -12,6 +12,7 @@ import pytest
 from agents_testing import errors
 from agents_testing.errors import (
     IncompleteRealtimeScenarioError,
+    InvalidScriptedModelOutputError,
     InvalidScriptedModelStepError,
     InvalidScriptedSandboxStepError,
     RealtimeCallMatcherError,
@@ -32,31 +33,52 @@ EXAMPLES = [
     pytest.param(
         UnexpectedModelCallError(0, False),
         {"call_index": 0, "streamed": False},
-        "ScriptedModel received unexpected non-streaming call #1; no scripted steps remain.",
+        (
+            "ScriptedModel received unexpected non-streaming call #1; no scripted steps "
+            "remain. Call #1 (call_index=0). Add a step for it to the script "
+            "(ScriptedModel([...]) or model.enqueue(...)), or find why the code under test "
+            "called the model again."
+        ),
         id="unexpected-model-call-non-streaming",
     ),
     pytest.param(
         UnexpectedModelCallError(2, True),
         {"call_index": 2, "streamed": True},
-        "ScriptedModel received unexpected streaming call #3; no scripted steps remain.",
+        (
+            "ScriptedModel received unexpected streaming call #3; no scripted steps remain. "
+            "Call #3 (call_index=2). Add a step for it to the script (ScriptedModel([...]) or "
+            "model.enqueue(...)), or find why the code under test called the model again."
+        ),
         id="unexpected-model-call-streaming",
     ),
     pytest.param(
         UnconsumedModelStepsError(1),
         {"remaining_steps": 1},
-        "ScriptedModel has 1 unconsumed scripted step.",
+        (
+            "ScriptedModel has 1 unconsumed scripted step. Remove the steps the workflow does "
+            "not need (or wrap one that may go unused in optional_step(...)); if they should "
+            "have run, find why the code under test stopped calling the model."
+        ),
         id="unconsumed-model-steps-one",
     ),
     pytest.param(
         UnconsumedModelStepsError(0),
         {"remaining_steps": 0},
-        "ScriptedModel has 0 unconsumed scripted steps.",
+        (
+            "ScriptedModel has 0 unconsumed scripted steps. Remove the steps the workflow does "
+            "not need (or wrap one that may go unused in optional_step(...)); if they should "
+            "have run, find why the code under test stopped calling the model."
+        ),
         id="unconsumed-model-steps-zero",
     ),
     pytest.param(
         UnconsumedModelStepsError(3),
         {"remaining_steps": 3},
-        "ScriptedModel has 3 unconsumed scripted steps.",
+        (
+            "ScriptedModel has 3 unconsumed scripted steps. Remove the steps the workflow does "
+            "not need (or wrap one that may go unused in optional_step(...)); if they should "
+            "have run, find why the code under test stopped calling the model."
+        ),
         id="unconsumed-model-steps-three",
     ),
     pytest.param(
@@ -67,7 +89,11 @@ EXAMPLES = [
             "call_index": None,
             "step_type": "message",
         },
-        'ScriptedModel input #2 has unknown type "message".',
+        (
+            'ScriptedModel input #2 has unknown type "message". Input #2 (input_index=1): a '
+            'step\'s "type" is one of response, error, responder, stream or stream_responder; '
+            "to script output items, put them in a list: [[item, ...]]."
+        ),
         id="invalid-model-step-at-enqueue",
     ),
     pytest.param(
@@ -78,8 +104,97 @@ EXAMPLES = [
             "call_index": 4,
             "step_type": "stream_responder",
         },
-        "ScriptedModel stream responder returned an invalid stream for call #5.",
+        (
+            "ScriptedModel stream responder returned an invalid stream for call #5. Call #5 "
+            "(call_index=4): the stream responder must return an iterable or async iterable of "
+            "stream events."
+        ),
         id="invalid-model-step-at-call",
+    ),
+    pytest.param(
+        UnexpectedModelCallError(2, False, "last input user message 'Hi'; tools [get_weather]"),
+        {
+            "call_index": 2,
+            "streamed": False,
+            "call_summary": "last input user message 'Hi'; tools [get_weather]",
+        },
+        "ScriptedModel received unexpected non-streaming call #3; no scripted steps remain. "
+        "Call #3 (call_index=2) sent: last input user message 'Hi'; tools [get_weather]. "
+        "Add a step for it to the script (ScriptedModel([...]) or model.enqueue(...)), "
+        "or find why the code under test called the model again.",
+        id="unexpected-model-call-with-summary",
+    ),
+    pytest.param(
+        UnconsumedModelStepsError(
+            2,
+            [
+                {"step_index": 1, "type": "response", "summary": "function_call get_weather()"},
+                {"step_index": 2, "type": "error", "summary": "RuntimeError('x') (optional)"},
+            ],
+        ),
+        {
+            "remaining_steps": 2,
+            "pending_steps": (
+                {"step_index": 1, "type": "response", "summary": "function_call get_weather()"},
+                {"step_index": 2, "type": "error", "summary": "RuntimeError('x') (optional)"},
+            ),
+        },
+        "ScriptedModel has 2 unconsumed scripted steps. Pending: step #2 (step_index=1) "
+        "response: function_call get_weather(); step #3 (step_index=2) error: "
+        "RuntimeError('x') (optional). Remove the steps the workflow does not need (or wrap "
+        "one that may go unused in optional_step(...)); if they should have run, find why "
+        "the code under test stopped calling the model.",
+        id="unconsumed-model-steps-listed",
+    ),
+    pytest.param(
+        InvalidScriptedModelStepError(
+            "invalid_output_item", input_index=0, output_index=1, detail="use a mapping."
+        ),
+        {
+            "reason": "invalid_output_item",
+            "input_index": 0,
+            "call_index": None,
+            "step_type": None,
+            "output_index": 1,
+            "detail": "use a mapping.",
+            "call_summary": None,
+        },
+        "ScriptedModel input #1 is invalid (invalid output item). Input #1 (input_index=0), "
+        "output item #2 (output_index=1): use a mapping.",
+        id="invalid-model-step-output-item",
+    ),
+    pytest.param(
+        InvalidScriptedModelStepError(
+            "invalid_response", call_index=1, call_summary="no input; no tools"
+        ),
+        {
+            "reason": "invalid_response",
+            "input_index": None,
+            "call_index": 1,
+            "step_type": None,
+            "output_index": None,
+            "detail": None,
+            "call_summary": "no input; no tools",
+        },
+        "ScriptedModel responder returned an invalid response for call #2. Call #2 "
+        "(call_index=1) sent: no input; no tools: the responder must return a list of output "
+        "items or a ModelResponse.",
+        id="invalid-model-step-at-call-with-summary",
+    ),
+    pytest.param(
+        InvalidScriptedModelOutputError(2, 0, "bogus", "unknown type", "openai-agents"),
+        {
+            "call_index": 2,
+            "output_index": 0,
+            "item_type": "bogus",
+            "reason": "unknown type",
+            "framework": "openai-agents",
+        },
+        "ScriptedModel call #3 (call_index=2) output item #1 (output_index=0) of type 'bogus' "
+        "is not valid for openai-agents: unknown type. Fix the item in the script: build it "
+        "with assistant_message(), function_call() or shell_call(), or script "
+        "openai-agents's own output object.",
+        id="invalid-model-output",
     ),
     pytest.param(
         ScriptedModelRequestAbortedError(),
@@ -101,68 +216,174 @@ EXAMPLES = [
             "expected_method": "start",
             "remaining_steps": 2,
         },
-        "Scripted sandbox session received unexpected stop call #1; expected start.",
+        (
+            "Scripted sandbox session received unexpected stop call #1; expected start. Call "
+            "#1 (call_index=0). Add a step for stop before the start step, or find why the code "
+            "under test called stop instead."
+        ),
         id="unexpected-sandbox-call-expected-other",
     ),
     pytest.param(
         UnexpectedSandboxCallError(2, "start", None, 0),
         {"call_index": 2, "actual_method": "start", "expected_method": None, "remaining_steps": 0},
-        "Scripted sandbox session received unexpected start call #3; no scripted steps remain.",
+        (
+            "Scripted sandbox session received unexpected start call #3; no scripted steps "
+            "remain. Call #3 (call_index=2). Add a step for start at the end of the script, or "
+            "find why the code under test made this call."
+        ),
         id="unexpected-sandbox-call-script-exhausted",
     ),
     pytest.param(
         SandboxCallMatcherError(0, "path_exists"),
         {"call_index": 0, "method": "path_exists"},
-        "Scripted sandbox session matcher rejected path_exists call #1.",
+        (
+            "Scripted sandbox session matcher rejected path_exists call #1. Call #1 "
+            "(call_index=0). Fix the step's match function, or the code under test that made "
+            "the call."
+        ),
         id="sandbox-matcher",
     ),
     pytest.param(
         UnconsumedSandboxStepsError(2, ["start", "exec"]),
         {"remaining_steps": 2, "pending_methods": ("start", "exec")},
-        "Scripted sandbox session has 2 unconsumed steps: start, exec.",
+        (
+            "Scripted sandbox session has 2 unconsumed steps: start, exec. Remove the steps "
+            'the workflow does not need (or add "optional": True to one that may go unused); '
+            "if they should have run, find why the code under test stopped calling the "
+            "sandbox."
+        ),
         id="unconsumed-sandbox-steps-two",
     ),
     pytest.param(
         UnconsumedSandboxStepsError(1, ["start"]),
         {"remaining_steps": 1, "pending_methods": ("start",)},
-        "Scripted sandbox session has 1 unconsumed step: start.",
+        (
+            "Scripted sandbox session has 1 unconsumed step: start. Remove the steps the "
+            'workflow does not need (or add "optional": True to one that may go unused); if '
+            "they should have run, find why the code under test stopped calling the sandbox."
+        ),
         id="unconsumed-sandbox-steps-one",
+    ),
+    pytest.param(
+        UnexpectedSandboxCallError(1, "exec", "start", 0, "exec({'cmd': 'ls'})"),
+        {
+            "call_index": 1,
+            "actual_method": "exec",
+            "expected_method": "start",
+            "remaining_steps": 0,
+            "call_summary": "exec({'cmd': 'ls'})",
+        },
+        "Scripted sandbox session received unexpected exec call #2; expected start. "
+        "Call #2 (call_index=1) was: exec({'cmd': 'ls'}). Add a step for exec before the start "
+        "step, or find why the code under test called exec instead.",
+        id="unexpected-sandbox-call-with-summary",
+    ),
+    pytest.param(
+        SandboxCallMatcherError(0, "exec", "exec('pwd')"),
+        {"call_index": 0, "method": "exec", "call_summary": "exec('pwd')"},
+        "Scripted sandbox session matcher rejected exec call #1. Call #1 (call_index=0) was: "
+        "exec('pwd'). Fix the step's match function, or the code under test that made the "
+        "call.",
+        id="sandbox-matcher-with-summary",
+    ),
+    pytest.param(
+        UnconsumedSandboxStepsError(
+            1, ["exec"], [{"step_index": 3, "method": "exec", "summary": "result 'ok'"}]
+        ),
+        {
+            "remaining_steps": 1,
+            "pending_methods": ("exec",),
+            "pending_steps": ({"step_index": 3, "method": "exec", "summary": "result 'ok'"},),
+        },
+        "Scripted sandbox session has 1 unconsumed step: exec. Pending: step #4 "
+        "(step_index=3) exec: result 'ok'. Remove the steps the workflow does not need (or "
+        'add "optional": True to one that may go unused); if they should have run, find why '
+        "the code under test stopped calling the sandbox.",
+        id="unconsumed-sandbox-steps-listed",
     ),
     pytest.param(
         InvalidScriptedSandboxStepError("invalid_input", 0),
         {"reason": "invalid_input", "input_index": 0, "method": None, "detail": None},
-        "Scripted sandbox step #1 must be an object.",
+        (
+            "Scripted sandbox step #1 must be an object. Step #1 (input_index=0): a step is a "
+            'mapping such as {"method": "exec", "result": ...}.'
+        ),
         id="invalid-sandbox-step-input",
     ),
     pytest.param(
         InvalidScriptedSandboxStepError("unknown_method", 1),
         {"reason": "unknown_method", "input_index": 1, "method": None, "detail": None},
-        "Scripted sandbox step #2 has an unknown method.",
+        (
+            'Scripted sandbox step #2 has an unknown method. Step #2 (input_index=1): "method" '
+            "must name a method of the session interface; pass interface=... to script the "
+            "methods of another session type."
+        ),
         id="invalid-sandbox-step-method",
     ),
     pytest.param(
         InvalidScriptedSandboxStepError("invalid_matcher", 0, "start"),
         {"reason": "invalid_matcher", "input_index": 0, "method": "start", "detail": None},
-        "Scripted sandbox step #1 for start must use a function matcher.",
+        (
+            "Scripted sandbox step #1 for start must use a function matcher. Step #1 "
+            '(input_index=0): "match" must be a function of the call\'s arguments that returns '
+            "False to reject the call."
+        ),
         id="invalid-sandbox-step-matcher",
     ),
     pytest.param(
         InvalidScriptedSandboxStepError("invalid_outcome", 2, "exec"),
         {"reason": "invalid_outcome", "input_index": 2, "method": "exec", "detail": None},
-        "Scripted sandbox step #3 for exec must define exactly one of result, respond, or error.",
+        (
+            "Scripted sandbox step #3 for exec must define exactly one of result, respond, or "
+            'error. Step #3 (input_index=2): give exactly one of "result" (the value), '
+            '"respond" (a function of the recorded call) or "error" (an exception instance).'
+        ),
         id="invalid-sandbox-step-outcome",
     ),
     pytest.param(
         UnexpectedRealtimeCallError(1, "send_event", "interrupt"),
         {"call_index": 1, "expected_method": "send_event", "actual_method": "interrupt"},
-        "ScriptedRealtimeTransport expected send_event but received interrupt call #2.",
+        (
+            "ScriptedRealtimeTransport expected send_event but received interrupt call #2. "
+            'Call #2 (call_index=1). Expect it first with expect_call("interrupt"), or find '
+            "why the code under test called interrupt instead of send_event."
+        ),
         id="unexpected-realtime-call",
     ),
     pytest.param(
         RealtimeCallMatcherError(0, "connect"),
         {"call_index": 0, "actual_method": "connect"},
-        "ScriptedRealtimeTransport matcher rejected connect call #1.",
+        (
+            "ScriptedRealtimeTransport matcher rejected connect call #1. Call #1 "
+            "(call_index=0). Fix the expectation's matcher, or the code under test that made "
+            "the call."
+        ),
         id="realtime-matcher",
+    ),
+    pytest.param(
+        UnexpectedRealtimeCallError(0, "connect", "mute", "mute(muted=True)"),
+        {
+            "call_index": 0,
+            "expected_method": "connect",
+            "actual_method": "mute",
+            "call_summary": "mute(muted=True)",
+        },
+        "ScriptedRealtimeTransport expected connect but received mute call #1. Call #1 "
+        '(call_index=0) was: mute(muted=True). Expect it first with expect_call("mute"), or '
+        "find why the code under test called mute instead of connect.",
+        id="unexpected-realtime-call-with-summary",
+    ),
+    pytest.param(
+        RealtimeCallMatcherError(3, "send_message", "send_message(message='Hi')"),
+        {
+            "call_index": 3,
+            "actual_method": "send_message",
+            "call_summary": "send_message(message='Hi')",
+        },
+        "ScriptedRealtimeTransport matcher rejected send_message call #4. Call #4 "
+        "(call_index=3) was: send_message(message='Hi'). Fix the expectation's matcher, or "
+        "the code under test that made the call.",
+        id="realtime-matcher-with-summary",
     ),
     pytest.param(
         IncompleteRealtimeScenarioError(
@@ -179,8 +400,12 @@ EXAMPLES = [
             ),
             "pending_failures": (),
         },
-        "ScriptedRealtimeTransport scenario is incomplete: 0 unconsumed calls, "
-        "2 pending expectations (#1 connect, #2 send_event), and 0 pending failures.",
+        (
+            "ScriptedRealtimeTransport scenario is incomplete: 0 unconsumed calls, 2 pending "
+            "expectations (#1 connect, #2 send_event), and 0 pending failures. Remove the "
+            "expectations the code under test never meets, or find why it stopped before "
+            "making those calls."
+        ),
         id="incomplete-realtime-expectations",
     ),
     pytest.param(
@@ -190,8 +415,11 @@ EXAMPLES = [
             "pending_expectations": (),
             "pending_failures": (),
         },
-        "ScriptedRealtimeTransport scenario is incomplete: 1 unconsumed call, "
-        "0 pending expectations, and 0 pending failures.",
+        (
+            "ScriptedRealtimeTransport scenario is incomplete: 1 unconsumed call, 0 pending "
+            "expectations, and 0 pending failures. Unconsumed: call #1 (call_index=0) connect; "
+            "expect them with expect_call(...)."
+        ),
         id="incomplete-realtime-one-call",
     ),
     pytest.param(
@@ -207,8 +435,13 @@ EXAMPLES = [
             "pending_expectations": (),
             "pending_failures": ({"method": "send_event", "count": 2},),
         },
-        "ScriptedRealtimeTransport scenario is incomplete: 2 unconsumed calls, "
-        "0 pending expectations, and 2 pending failures.",
+        (
+            "ScriptedRealtimeTransport scenario is incomplete: 2 unconsumed calls, 0 pending "
+            "expectations, and 2 pending failures. Unconsumed: call #1 (call_index=0) connect, "
+            "call #2 (call_index=1) mute; expect them with expect_call(...). Failures scripted "
+            "with fail_next_call() for send_event were never raised: remove them or make the "
+            "calls they fail."
+        ),
         id="incomplete-realtime-failures",
     ),
     pytest.param(
@@ -247,6 +480,7 @@ EXAMPLES = [
 ]
 
 ALL_ERROR_CLASSES = {
+    InvalidScriptedModelOutputError,
     UnexpectedModelCallError,
     UnconsumedModelStepsError,
     InvalidScriptedModelStepError,
@@ -340,6 +574,7 @@ def test_fresh_error_has_no_traceback_even_after_a_raise() -> None:
         (UnexpectedModelCallError, AssertionError),
         (UnconsumedModelStepsError, AssertionError),
         (InvalidScriptedModelStepError, ValueError),
+        (InvalidScriptedModelOutputError, ValueError),
         (ScriptedModelRequestAbortedError, Exception),
         (UnexpectedSandboxCallError, AssertionError),
         (SandboxCallMatcherError, AssertionError),
@@ -462,7 +697,15 @@ def test_invalid_model_step_message_is_built_from_its_fields(
 ) -> None:
     error = InvalidScriptedModelStepError(reason, input_index, call_index, step_type)
 
-    assert str(error) == message
+    # The reference's message comes first, then where the step is and how to fix it.
+    assert str(error).startswith(message + " ")
+    if input_index is not None:
+        position = f"Input #{input_index + 1} (input_index={input_index}): "
+    else:
+        position = f"Call #{call_index + 1} (call_index={call_index}): "
+    advice = str(error)[len(message) + 1 :]
+    assert advice.startswith(position)
+    assert len(advice) > len(position) + 20  # every reason says what to do
     assert (error.reason, error.input_index, error.call_index, error.step_type) == (
         reason,
         input_index,

@@ -273,3 +273,92 @@ def test_retry_advice_request_has_no_request_by_default() -> None:
     query = RetryAdviceRequest(error=ValueError("x"), stream=False, attempt=1)
 
     assert query.request is None
+
+
+# -- ModelRequest read helpers -------------------------------------------------------------
+
+
+class NamedTool:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class Handoff:
+    def __init__(self, tool_name: str) -> None:
+        self.tool_name = tool_name
+
+
+def test_tool_names_read_objects_plain_dicts_and_openai_format_dicts() -> None:
+    request = ModelRequest(
+        input="hi",
+        tools=[
+            NamedTool("get_weather"),
+            {"name": "search"},
+            {"type": "function", "function": {"name": "lookup", "parameters": {}}},
+            {"type": "web_search"},  # a hosted tool without a name is left out
+            object(),
+        ],
+    )
+
+    assert request.tool_names == ("get_weather", "search", "lookup")
+
+
+def test_handoff_names_are_the_tool_names_the_model_sees() -> None:
+    request = ModelRequest(
+        input="hi",
+        handoffs=[Handoff("transfer_to_billing"), {"tool_name": "transfer_to_refunds"}],
+    )
+
+    assert request.handoff_names == ("transfer_to_billing", "transfer_to_refunds")
+    assert ModelRequest(input="hi").handoff_names == ()
+
+
+@pytest.mark.parametrize(
+    ("input_items", "text"),
+    [
+        ("plain prompt", "plain prompt"),
+        ([{"role": "user", "content": "first"}, {"role": "user", "content": "second"}], "second"),
+        (
+            [
+                {"type": "message", "role": "user", "content": "question"},
+                {"type": "message", "role": "assistant", "content": "answer"},
+                {"type": "function_call_output", "call_id": "c", "output": "x"},
+            ],
+            "question",
+        ),
+        (
+            [
+                {
+                    "type": "message",
+                    "role": "user",
+                    "content": [
+                        {"type": "input_text", "text": "look at "},
+                        {"type": "input_image", "image_url": "data:"},
+                        {"type": "input_text", "text": "this"},
+                    ],
+                }
+            ],
+            "look at this",
+        ),
+        ([{"role": "system", "content": "rules"}], None),
+        ([], None),
+    ],
+    ids=["string", "openai-agents-shape", "normalized-shape", "parts", "no-user", "empty"],
+)
+def test_last_user_text_reads_every_adapter_shape(input_items: Any, text: str | None) -> None:
+    assert ModelRequest(input=input_items).last_user_text == text
+
+
+def test_tool_outputs_map_call_ids_to_outputs() -> None:
+    request = ModelRequest(
+        input=[
+            {"role": "user", "content": "hi"},
+            {"type": "function_call", "call_id": "call_1", "name": "a", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "call_1", "output": "first"},
+            {"type": "shell_call_output", "call_id": "call_2", "output": [{"stdout": "ok"}]},
+            {"type": "function_call_output", "call_id": "call_1", "output": "retried"},
+        ]
+    )
+
+    assert request.tool_outputs == {"call_1": "retried", "call_2": [{"stdout": "ok"}]}
+    assert ModelRequest(input="hi").tool_outputs == {}

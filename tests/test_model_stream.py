@@ -373,7 +373,9 @@ async def test_streamed_responder_invalid_result_fails_before_any_event() -> Non
         0,
         None,
     )
-    assert str(error) == "ScriptedModel responder returned an invalid response for call #1."
+    assert str(error).startswith(
+        "ScriptedModel responder returned an invalid response for call #1."
+    )
     assert events == []
 
 
@@ -904,7 +906,9 @@ async def test_stream_responder_invalid_result_is_invalid_stream(returned: Any) 
         1,
         "stream_responder",
     )
-    assert str(error) == "ScriptedModel stream responder returned an invalid stream for call #2."
+    assert str(error).startswith(
+        "ScriptedModel stream responder returned an invalid stream for call #2."
+    )
     assert received == []
 
 
@@ -922,7 +926,9 @@ async def test_stream_responder_invalid_result_is_reraised_by_assert_complete() 
         0,
         "stream_responder",
     )
-    assert str(error) == "ScriptedModel stream responder returned an invalid stream for call #1."
+    assert str(error).startswith(
+        "ScriptedModel stream responder returned an invalid stream for call #1."
+    )
 
 
 async def test_stream_responder_exception_propagates_unchanged() -> None:

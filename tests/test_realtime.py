@@ -1128,7 +1128,7 @@ async def test_unclaimed_calls_and_pending_expectations_are_listed() -> None:
     )
     assert info.value.unconsumed_calls == ()
     assert info.value.pending_failures == ()
-    assert str(info.value) == (
+    assert str(info.value).startswith(
         "ScriptedRealtimeTransport scenario is incomplete: 0 unconsumed calls, "
         "2 pending expectations (#2 send_message, #3 close), and 0 pending failures."
     )
@@ -1142,7 +1142,7 @@ def test_unclaimed_call_is_listed_by_index_and_method() -> None:
         transport.assert_complete()
 
     assert info.value.unconsumed_calls == ({"index": 0, "method": "send_event"},)
-    assert str(info.value) == (
+    assert str(info.value).startswith(
         "ScriptedRealtimeTransport scenario is incomplete: 1 unconsumed call, "
         "0 pending expectations, and 0 pending failures."
     )
@@ -1163,7 +1163,7 @@ async def test_live_mismatch_raises_from_the_method_and_fails_the_expectation() 
         "send_event",
         "interrupt",
     )
-    assert str(error) == (
+    assert str(error).startswith(
         "ScriptedRealtimeTransport expected send_event but received interrupt call #2."
     )
     assert await raised_by(expected) is error
@@ -1230,7 +1230,9 @@ async def test_matcher_returning_false_rejects_the_call() -> None:
         transport.send_message("Goodbye")
 
     assert (info.value.call_index, info.value.actual_method) == (1, "send_message")
-    assert str(info.value) == ("ScriptedRealtimeTransport matcher rejected send_message call #2.")
+    assert str(info.value).startswith(
+        "ScriptedRealtimeTransport matcher rejected send_message call #2."
+    )
     assert await raised_by(expected) is info.value
 
 
@@ -1457,7 +1459,7 @@ def test_pending_failures_are_counted_per_method_in_insertion_order() -> None:
         {"method": "interrupt", "count": 2},
         {"method": "mute", "count": 1},
     )
-    assert str(info.value) == (
+    assert str(info.value).startswith(
         "ScriptedRealtimeTransport scenario is incomplete: 1 unconsumed call, "
         "0 pending expectations, and 3 pending failures."
     )
@@ -1607,3 +1609,43 @@ async def test_repr_shows_status_muted_and_counts() -> None:
         "pending_expectations=0 pending_failures=1>"
     )
     assert (await pending).method == "connect"
+
+
+# -- diagnostics: call summaries ---------------------------------------------------------
+
+
+async def test_unexpected_call_says_what_the_call_sent() -> None:
+    transport = ScriptedRealtimeTransport()
+    expected = transport.expect_call("send_event")
+
+    with pytest.raises(UnexpectedRealtimeCallError) as info:
+        transport.send_message("Hello there", trigger_response=True)
+
+    error = info.value
+    assert error.call_summary == (
+        "send_message(message='Hello there', other_event_data=None, trigger_response=True)"
+    )
+    assert str(error) == (
+        "ScriptedRealtimeTransport expected send_event but received send_message call #1. "
+        f"Call #1 (call_index=0) was: {error.call_summary}. Expect it first with "
+        'expect_call("send_message"), or find why the code under test called send_message '
+        "instead of send_event."
+    )
+    assert await raised_by(expected) is error
+
+
+async def test_matcher_rejection_says_what_the_call_sent() -> None:
+    transport = ScriptedRealtimeTransport()
+    expected = transport.expect_call("mute", lambda call: call.muted is False)
+
+    with pytest.raises(RealtimeCallMatcherError) as info:
+        transport.mute(True)
+
+    assert info.value.call_summary == "mute(muted=True)"
+    assert "Call #1 (call_index=0) was: mute(muted=True). Fix the expectation's matcher" in str(
+        info.value
+    )
+    assert await raised_by(expected) is info.value
+    with pytest.raises(RealtimeCallMatcherError) as again:
+        transport.assert_complete()
+    assert again.value.call_summary == "mute(muted=True)"

@@ -273,6 +273,182 @@ async def test_polled_signal_ends_the_run_promptly(signal: Any) -> None:
     assert only_this_task_is_left()
 
 
+SIGNAL_KINDS = pytest.mark.parametrize("kind", ["asyncio.Event", "threading.Event", "aborted"])
+
+
+def make_signal(kind: str) -> Any:
+    if kind == "asyncio.Event":
+        return asyncio.Event()
+    if kind == "threading.Event":
+        return threading.Event()
+    return AbortToken()
+
+
+def abort(signal: Any) -> None:
+    if isinstance(signal, AbortToken):
+        signal.aborted = True
+    else:
+        signal.set()
+
+
+@SIGNAL_KINDS
+async def test_signal_aborted_by_the_exercise_with_a_pending_expectation_cancels_the_run(
+    kind: str,
+) -> None:
+    transport = ScriptedRealtimeTransport()
+    signal = make_signal(kind)
+    scenario_saw: list[BaseException] = []
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        try:
+            await ctx.expect_call("connect")
+            await ctx.expect_call("close")
+        except BaseException as error:
+            scenario_saw.append(error)
+            raise
+
+    async def exercise() -> str:
+        await transport.connect({})
+        await settle()  # the scenario now waits for the close
+        abort(signal)
+        return "ended"
+
+    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=exercise, signal=signal)
+
+    assert info.value.pending_expectations == ({"order": 2, "method": "close"},)
+    assert "pending expectations: #2 close" in str(info.value)
+    assert scenario_saw == [info.value]
+    assert only_this_task_is_left()
+
+
+@SIGNAL_KINDS
+async def test_signal_aborted_by_a_sync_exercise_cancels_the_run(kind: str) -> None:
+    transport = ScriptedRealtimeTransport()
+    signal = make_signal(kind)
+
+    def scenario(ctx: RealtimeScenarioContext) -> None:
+        ctx.expect_call("close")
+
+    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
+        await transport.run_scenario(
+            scenario=scenario, exercise=lambda: abort(signal), signal=signal
+        )
+
+    assert info.value.pending_expectations == ({"order": 1, "method": "close"},)
+
+
+@SIGNAL_KINDS
+async def test_call_made_after_the_abort_does_not_satisfy_the_pending_expectation(
+    kind: str,
+) -> None:
+    transport = ScriptedRealtimeTransport()
+    signal = make_signal(kind)
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("close")
+
+    def exercise() -> None:
+        abort(signal)
+        transport.interrupt()
+
+    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=exercise, signal=signal)
+
+    # The run was cancelled at the abort, so the later call is left unconsumed.
+    assert info.value.pending_expectations == ({"order": 1, "method": "close"},)
+    assert "unconsumed_calls=1" in repr(transport)
+
+
+@SIGNAL_KINDS
+async def test_abort_wins_over_an_exercise_error_raised_after_it(kind: str) -> None:
+    transport = ScriptedRealtimeTransport()
+    signal = make_signal(kind)
+
+    def exercise() -> None:
+        abort(signal)
+        raise KeyError("after the abort")
+
+    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
+        await transport.run_scenario(
+            scenario=lambda ctx: ctx.expect_call("close"), exercise=exercise, signal=signal
+        )
+
+    assert info.value.pending_expectations == ({"order": 1, "method": "close"},)
+
+
+@SIGNAL_KINDS
+async def test_abort_before_the_exercise_ends_cancels_an_otherwise_complete_run(
+    kind: str,
+) -> None:
+    transport = ScriptedRealtimeTransport()
+    signal = make_signal(kind)
+
+    def exercise() -> None:
+        transport.interrupt()
+        abort(signal)
+
+    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
+        await transport.run_scenario(
+            scenario=lambda ctx: ctx.expect_call("interrupt"), exercise=exercise, signal=signal
+        )
+
+    assert info.value.pending_expectations == ()
+    assert str(info.value) == "ScriptedRealtimeTransport scenario was cancelled."
+
+
+@SIGNAL_KINDS
+async def test_expectation_registered_after_the_abort_fails_with_the_cancellation(
+    kind: str,
+) -> None:
+    transport = ScriptedRealtimeTransport()
+    signal = make_signal(kind)
+    late: list[asyncio.Future[Any]] = []
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        abort(signal)
+        late.append(ctx.expect_call("close"))
+        await late[0]
+
+    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=forever, signal=signal)
+
+    assert info.value.pending_expectations == ()
+    assert late[0].exception() is info.value
+    assert only_this_task_is_left()
+
+
+async def test_timeout_that_elapsed_before_the_exercise_ended_cancels_the_run() -> None:
+    transport = ScriptedRealtimeTransport()
+
+    def exercise() -> None:
+        # Block the loop past the deadline: the timer and the exercise's end are then seen
+        # in the same loop turn, and the earlier of the two, the timeout, decides.
+        time.sleep(0.05)
+
+    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
+        await transport.run_scenario(
+            scenario=lambda ctx: ctx.expect_call("close"), exercise=exercise, timeout=0.01
+        )
+
+    assert info.value.pending_expectations == ({"order": 1, "method": "close"},)
+
+
+async def test_timeout_that_elapsed_before_a_complete_run_was_checked_cancels_it() -> None:
+    transport = ScriptedRealtimeTransport()
+
+    def exercise() -> None:
+        transport.interrupt()
+        time.sleep(0.05)
+
+    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
+        await transport.run_scenario(
+            scenario=lambda ctx: ctx.expect_call("interrupt"), exercise=exercise, timeout=0.01
+        )
+
+    assert info.value.pending_expectations == ()
+
+
 async def test_cancelling_the_caller_cancels_both_sides() -> None:
     transport = ScriptedRealtimeTransport()
     started: list[str] = []
@@ -526,7 +702,7 @@ async def test_unused_injected_failure_fails_the_final_check() -> None:
         await transport.run_scenario(scenario=lambda ctx: None, exercise=lambda: None)
 
     assert info.value.pending_failures == ({"method": "close", "count": 1},)
-    assert str(info.value) == (
+    assert str(info.value).startswith(
         "ScriptedRealtimeTransport scenario is incomplete: 0 unconsumed calls, "
         "0 pending expectations, and 1 pending failure."
     )
@@ -551,7 +727,7 @@ async def test_exercise_finishing_with_pending_expectations_fails_at_once() -> N
         await transport.run_scenario(scenario=scenario, exercise=exercise)
 
     assert info.value.pending_expectations == ({"order": 2, "method": "close"},)
-    assert str(info.value) == (
+    assert str(info.value).startswith(
         "ScriptedRealtimeTransport scenario is incomplete: 0 unconsumed calls, "
         "1 pending expectation (#2 close), and 0 pending failures."
     )

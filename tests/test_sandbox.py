@@ -57,7 +57,7 @@ def invalid_step(steps: Any, **kwargs: Any) -> InvalidScriptedSandboxStepError:
 def test_non_mapping_step_is_invalid_input(step: Any) -> None:
     error = invalid_step([step])
     assert (error.reason, error.input_index, error.method) == ("invalid_input", 0, None)
-    assert str(error) == "Scripted sandbox step #1 must be an object."
+    assert str(error).startswith("Scripted sandbox step #1 must be an object.")
 
 
 def test_string_script_is_read_by_character_and_is_invalid_input() -> None:
@@ -87,7 +87,7 @@ def test_input_index_is_the_position_of_the_first_invalid_step() -> None:
     ok = {"method": "start", "result": None}
     error = invalid_step([ok, ok, 7, {"method": "bogus"}])
     assert (error.reason, error.input_index) == ("invalid_input", 2)
-    assert str(error) == "Scripted sandbox step #3 must be an object."
+    assert str(error).startswith("Scripted sandbox step #3 must be an object.")
 
 
 def test_steps_are_read_eagerly_and_stop_at_the_first_invalid_step() -> None:
@@ -116,7 +116,7 @@ def test_steps_from_a_generator_are_all_used() -> None:
 def test_name_outside_the_interface_is_unknown_method(method: str) -> None:
     error = invalid_step([{"method": method, "result": None}])
     assert (error.reason, error.input_index, error.method) == ("unknown_method", 0, method)
-    assert str(error) == "Scripted sandbox step #1 has an unknown method."
+    assert str(error).startswith("Scripted sandbox step #1 has an unknown method.")
 
 
 @pytest.mark.parametrize("step", [{"result": None}, {"method": 5, "result": None}])
@@ -125,7 +125,7 @@ def test_missing_or_non_string_method_is_unknown_method_without_a_method(
 ) -> None:
     error = invalid_step([step])
     assert (error.reason, error.input_index, error.method) == ("unknown_method", 0, None)
-    assert str(error) == "Scripted sandbox step #1 has an unknown method."
+    assert str(error).startswith("Scripted sandbox step #1 has an unknown method.")
 
 
 def test_unknown_method_is_reported_before_a_bad_matcher() -> None:
@@ -141,7 +141,9 @@ def test_non_callable_matcher_is_invalid_matcher(match: Any) -> None:
         0,
         "exec_command",
     )
-    assert str(error) == "Scripted sandbox step #1 for exec_command must use a function matcher."
+    assert str(error).startswith(
+        "Scripted sandbox step #1 for exec_command must use a function matcher."
+    )
 
 
 def test_bad_matcher_is_reported_before_a_missing_outcome() -> None:
@@ -166,7 +168,7 @@ def test_matcher_none_counts_as_no_matcher() -> None:
 def test_step_without_exactly_one_outcome_is_invalid_outcome(outcomes: dict[str, Any]) -> None:
     error = invalid_step([{"method": "stop", **outcomes}])
     assert (error.reason, error.input_index, error.method) == ("invalid_outcome", 0, "stop")
-    assert str(error) == (
+    assert str(error).startswith(
         "Scripted sandbox step #1 for stop must define exactly one of result, respond, or error."
     )
 
@@ -175,14 +177,16 @@ def test_step_without_exactly_one_outcome_is_invalid_outcome(outcomes: dict[str,
 def test_non_callable_responder_is_invalid_outcome(respond: Any) -> None:
     error = invalid_step([{"method": "read_file", "respond": respond}])
     assert (error.reason, error.input_index, error.method) == ("invalid_outcome", 0, "read_file")
-    assert str(error) == "Scripted sandbox step #1 for read_file must use a function responder."
+    assert str(error).startswith(
+        "Scripted sandbox step #1 for read_file must use a function responder."
+    )
 
 
 @pytest.mark.parametrize("value", [None, "boom", ValueError, 404])
 def test_error_that_is_not_an_exception_instance_is_invalid_outcome(value: Any) -> None:
     error = invalid_step([{"method": "start", "result": None}, {"method": "exec", "error": value}])
     assert (error.reason, error.input_index, error.method) == ("invalid_outcome", 1, "exec")
-    assert str(error) == (
+    assert str(error).startswith(
         "Scripted sandbox step #2 for exec must use an exception instance as its error."
     )
 
@@ -259,7 +263,7 @@ def test_sync_method_called_out_of_order_raises_unexpected_call_at_once() -> Non
         "exec_command",
     )
     assert error.remaining_steps == 1
-    assert str(error) == (
+    assert str(error).startswith(
         "Scripted sandbox session received unexpected supports_pty call #1; expected exec_command."
     )
 
@@ -278,7 +282,7 @@ async def test_async_method_called_out_of_order_fails_when_awaited() -> None:
         "supports_pty",
     )
     assert error.remaining_steps == 1
-    assert str(error) == (
+    assert str(error).startswith(
         "Scripted sandbox session received unexpected write_stdin call #1; expected supports_pty."
     )
 
@@ -306,7 +310,7 @@ async def test_call_after_the_script_ends_is_unexpected_with_no_expected_method(
     error = caught.value
     assert (error.call_index, error.actual_method, error.expected_method) == (1, "start", None)
     assert error.remaining_steps == 0
-    assert str(error) == (
+    assert str(error).startswith(
         "Scripted sandbox session received unexpected start call #2; no scripted steps remain."
     )
 
@@ -327,7 +331,9 @@ def test_matcher_returning_false_rejects_the_call() -> None:
     with pytest.raises(SandboxCallMatcherError) as caught:
         session.create_editor("guest")
     assert (caught.value.call_index, caught.value.method) == (0, "create_editor")
-    assert str(caught.value) == "Scripted sandbox session matcher rejected create_editor call #1."
+    assert str(caught.value).startswith(
+        "Scripted sandbox session matcher rejected create_editor call #1."
+    )
 
 
 async def test_matcher_rejection_of_an_async_method_fails_when_awaited() -> None:
@@ -338,7 +344,9 @@ async def test_matcher_rejection_of_an_async_method_fails_when_awaited() -> None
     with pytest.raises(SandboxCallMatcherError) as caught:
         await pending
     assert (caught.value.call_index, caught.value.method) == (0, "path_exists")
-    assert str(caught.value) == "Scripted sandbox session matcher rejected path_exists call #1."
+    assert str(caught.value).startswith(
+        "Scripted sandbox session matcher rejected path_exists call #1."
+    )
 
 
 @pytest.mark.parametrize("verdict", [None, 0, "", [], True, "no"])
@@ -679,7 +687,7 @@ def test_assert_complete_lists_the_pending_methods_in_script_order() -> None:
         session.assert_complete()
     assert caught.value.remaining_steps == 3
     assert caught.value.pending_methods == ("start", "exec", "start")
-    assert str(caught.value) == (
+    assert str(caught.value).startswith(
         "Scripted sandbox session has 3 unconsumed steps: start, exec, start."
     )
 
@@ -689,7 +697,7 @@ def test_assert_complete_names_a_single_pending_step() -> None:
     with pytest.raises(UnconsumedSandboxStepsError) as caught:
         session.assert_complete()
     assert (caught.value.remaining_steps, caught.value.pending_methods) == (1, ("start",))
-    assert str(caught.value) == "Scripted sandbox session has 1 unconsumed step: start."
+    assert str(caught.value).startswith("Scripted sandbox session has 1 unconsumed step: start.")
 
 
 async def test_assert_complete_reports_an_unexpected_call_the_workflow_swallowed() -> None:
@@ -705,7 +713,7 @@ async def test_assert_complete_reports_an_unexpected_call_the_workflow_swallowed
     error = caught.value
     assert (error.call_index, error.actual_method, error.expected_method) == (0, "stop", "start")
     assert error.remaining_steps == 1
-    assert str(error) == (
+    assert str(error).startswith(
         "Scripted sandbox session received unexpected stop call #1; expected start."
     )
     assert isinstance(error.__cause__, UnexpectedSandboxCallError)
@@ -721,7 +729,9 @@ def test_assert_complete_reports_a_matcher_rejection_the_workflow_swallowed() ->
     with pytest.raises(SandboxCallMatcherError) as caught:
         session.assert_complete()
     assert (caught.value.call_index, caught.value.method) == (0, "create_editor")
-    assert str(caught.value) == "Scripted sandbox session matcher rejected create_editor call #1."
+    assert str(caught.value).startswith(
+        "Scripted sandbox session matcher rejected create_editor call #1."
+    )
 
 
 async def test_assert_complete_reports_a_matcher_assertion_the_workflow_swallowed() -> None:
@@ -948,3 +958,117 @@ def test_failures_are_assertion_errors_and_bad_scripts_are_value_errors() -> Non
     assert issubclass(SandboxCallMatcherError, AssertionError)
     assert issubclass(UnconsumedSandboxStepsError, AssertionError)
     assert issubclass(InvalidScriptedSandboxStepError, ValueError)
+
+
+# -- diagnostics: call summaries, pending steps, optional steps -------------------------------
+
+
+async def test_unexpected_call_says_what_the_call_sent() -> None:
+    session = scripted_sandbox_session([{"method": "start", "result": None}])
+
+    with pytest.raises(UnexpectedSandboxCallError) as raised:
+        await session.invoke("exec_command", {"cmd": "ls -la " + "x" * 200}, timeout=5)
+
+    error = raised.value
+    assert error.call_summary is not None
+    assert error.call_summary.startswith("exec_command({'cmd': 'ls -la xxx")
+    assert error.call_summary.endswith("..., timeout=5)")
+    assert str(error).startswith(
+        "Scripted sandbox session received unexpected exec_command call #1; expected start. "
+        f"Call #1 (call_index=0) was: {error.call_summary}. Add a step for exec_command "
+        "before the start step"
+    )
+    with pytest.raises(UnexpectedSandboxCallError) as again:
+        session.assert_complete()
+    assert again.value.call_summary == error.call_summary
+
+
+async def test_matcher_rejection_says_what_the_call_sent() -> None:
+    session = scripted_sandbox_session(
+        [{"method": "exec_command", "match": lambda args: False, "result": "ok"}]
+    )
+
+    with pytest.raises(SandboxCallMatcherError) as raised:
+        await session.exec_command({"cmd": "pwd"})
+
+    assert raised.value.call_summary == "exec_command({'cmd': 'pwd'})"
+    assert "Call #1 (call_index=0) was: exec_command({'cmd': 'pwd'}). Fix the step's" in str(
+        raised.value
+    )
+
+
+def test_assert_complete_lists_pending_steps_with_positions_and_outcomes() -> None:
+    def list_files(call: SandboxCall) -> list[str]:
+        return []
+
+    session = scripted_sandbox_session(
+        [
+            {"method": "start", "result": None},
+            {"method": "exec_command", "result": "total 0"},
+            {"method": "list_dir", "respond": list_files},
+            {"method": "stop", "error": OSError("gone")},
+        ]
+    )
+    session.invoke("start")
+
+    with pytest.raises(UnconsumedSandboxStepsError) as raised:
+        session.assert_complete()
+
+    error = raised.value
+    assert error.pending_methods == ("exec_command", "list_dir", "stop")
+    assert error.pending_steps == (
+        {"step_index": 1, "method": "exec_command", "summary": "result 'total 0'"},
+        {
+            "step_index": 2,
+            "method": "list_dir",
+            "summary": "respond test_assert_complete_lists_pending_steps_with_positions_and_"
+            "outcomes.<locals>.list_files",
+        },
+        {"step_index": 3, "method": "stop", "summary": "error OSError('gone')"},
+    )
+    assert "Pending: step #2 (step_index=1) exec_command: result 'total 0'; step #3" in str(error)
+
+
+async def test_unused_optional_sandbox_step_does_not_fail_assert_complete() -> None:
+    session = scripted_sandbox_session(
+        [{"method": "start", "result": None}, {"method": "stop", "result": None, "optional": True}]
+    )
+    await session.start()
+
+    session.assert_complete()
+
+
+async def test_required_sandbox_step_after_an_optional_one_is_still_reported() -> None:
+    session = scripted_sandbox_session(
+        [{"method": "stop", "result": None, "optional": True}, {"method": "close", "result": 1}]
+    )
+
+    with pytest.raises(UnconsumedSandboxStepsError) as raised:
+        session.assert_complete()
+
+    assert [step["summary"] for step in raised.value.pending_steps] == [
+        "result None (optional)",
+        "result 1",
+    ]
+
+
+def test_sandbox_optional_flag_must_be_a_bool() -> None:
+    with pytest.raises(InvalidScriptedSandboxStepError) as raised:
+        scripted_sandbox_session([{"method": "stop", "result": None, "optional": "yes"}])
+
+    assert (raised.value.reason, raised.value.input_index) == ("invalid_input", 0)
+    assert str(raised.value).startswith(
+        'Scripted sandbox step #1 for stop must set "optional" to a bool. Step #1 (input_index=0): '
+    )
+
+
+def test_invalid_step_message_says_how_to_fix_it() -> None:
+    with pytest.raises(InvalidScriptedSandboxStepError) as raised:
+        scripted_sandbox_session([{"method": "start", "result": 1}, {"method": "exec_cmd"}])
+
+    assert (raised.value.reason, raised.value.method) == ("unknown_method", "exec_cmd")
+    assert str(raised.value) == (
+        "Scripted sandbox step #2 has an unknown method. Step #2 (input_index=1): 'exec_cmd' "
+        'is not in the session interface; "method" must name a method of the session '
+        "interface; pass interface=... to script the methods of another session type."
+    )

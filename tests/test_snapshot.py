@@ -216,6 +216,65 @@ def test_snapshot_keeps_memoryview_format_and_shape() -> None:
     assert copied.tolist() == [[1, 2, 3], [4, 5, 6]]
 
 
+@pytest.mark.parametrize("view_first", [True, False], ids=["view-first", "buffer-first"])
+def test_memoryview_and_its_bytearray_stay_one_shared_copy(view_first: bool) -> None:
+    data = bytearray(b"abc")
+    view = memoryview(data)
+    value = [view, data] if view_first else [data, view]
+
+    copied = snapshot(value)
+    new_view, new_data = copied if view_first else copied[::-1]
+
+    assert new_data is not data
+    assert new_view.obj is new_data
+    new_data[0] = ord("z")
+    assert new_view.tobytes() == b"zbc"
+    assert data == bytearray(b"abc")
+
+
+def test_two_views_of_one_bytearray_share_one_copy() -> None:
+    data = bytearray(b"abcdef")
+
+    first, second = snapshot((memoryview(data), memoryview(data).toreadonly()))
+
+    assert first.obj is second.obj
+    assert second.readonly
+    first[0] = ord("z")
+    assert second.tobytes() == b"zbcdef"
+
+
+@pytest.mark.parametrize(
+    "make_view",
+    [
+        lambda data: memoryview(data)[2:5],
+        lambda data: memoryview(data)[1::3],
+        lambda data: memoryview(data)[::-2],
+        lambda data: memoryview(data).toreadonly()[3:],
+        lambda data: memoryview(data)[4:].cast("I"),
+        lambda data: memoryview(data).cast("H", (2, 6)),
+        lambda data: memoryview(data).cast("I")[::-1],
+    ],
+    ids=["slice", "step", "reversed", "read-only", "cast", "2d", "cast-reversed"],
+)
+def test_view_into_a_shared_bytearray_views_the_same_bytes_of_the_copy(make_view: Any) -> None:
+    data = bytearray(range(24))
+    view = make_view(data)
+
+    new_data, new_view = snapshot((data, view))
+
+    assert new_view.obj is new_data
+    assert new_view.tolist() == view.tolist()
+    assert (new_view.format, new_view.shape, new_view.strides, new_view.readonly) == (
+        view.format,
+        view.shape,
+        view.strides,
+        view.readonly,
+    )
+    new_data[:] = bytes(255 - byte for byte in new_data)
+    data[:] = bytes(255 - byte for byte in data)
+    assert new_view.tolist() == view.tolist()
+
+
 def test_snapshot_keeps_dict_keys_and_order() -> None:
     key = ("tuple", "key")
     value = {"z": 1, key: 2, "a": 3}
