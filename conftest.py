@@ -6,6 +6,7 @@ examples carry ``@pytest.mark.asyncio`` so they also run in a project in strict 
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 from typing import Any
 
@@ -19,13 +20,29 @@ class NetworkBlockedError(RuntimeError):
     """A test tried to open a network connection."""
 
 
+def is_loopback(host: Any) -> bool:
+    """Return whether ``host`` is a literal loopback address (127.0.0.0/8 or ::1)."""
+    if isinstance(host, bytes):
+        host = host.decode("ascii", "replace")
+    if not isinstance(host, str):
+        return False
+    try:
+        return ipaddress.ip_address(host.partition("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
 @pytest.fixture(autouse=True)
 def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Fail any attempt to reach the network; local socket pairs stay usable."""
+    """Fail any attempt to reach the network; local sockets and loopback stay usable."""
     real_connect = socket.socket.connect
+    real_getaddrinfo = socket.getaddrinfo
 
     def guarded_connect(self: socket.socket, address: Any) -> None:
         if self.family == socket.AF_UNIX:
+            return real_connect(self, address)
+        # The wire tests talk to their own server on 127.0.0.1; nothing else is reachable.
+        if isinstance(address, tuple) and address and is_loopback(address[0]):
             return real_connect(self, address)
         raise NetworkBlockedError(f"test tried to connect to {address!r}")
 
@@ -34,6 +51,9 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
         return 0
 
     def guarded_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        # Clients "resolve" even a literal address; only loopback literals pass through.
+        if is_loopback(host):
+            return real_getaddrinfo(host, *args, **kwargs)
         raise NetworkBlockedError(f"test tried to resolve {host!r}")
 
     monkeypatch.setattr(socket.socket, "connect", guarded_connect)

@@ -13,6 +13,7 @@ from .errors import InvalidScriptedSandboxStepReason as InvalidScriptedSandboxSt
 from .errors import RealtimeCallMatcherError as RealtimeCallMatcherError
 from .errors import RealtimeTransportNotClosedError as RealtimeTransportNotClosedError
 from .errors import SandboxCallMatcherError as SandboxCallMatcherError
+from .errors import ScriptedHTTPError as ScriptedHTTPError
 from .errors import ScriptedModelRequestAbortedError as ScriptedModelRequestAbortedError
 from .errors import (
     ScriptedRealtimeConnectionSupersededError as ScriptedRealtimeConnectionSupersededError,
@@ -23,6 +24,8 @@ from .errors import UnconsumedSandboxStepsError as UnconsumedSandboxStepsError
 from .errors import UnexpectedModelCallError as UnexpectedModelCallError
 from .errors import UnexpectedRealtimeCallError as UnexpectedRealtimeCallError
 from .errors import UnexpectedSandboxCallError as UnexpectedSandboxCallError
+from .errors import WireRequestError as WireRequestError
+from .errors import WireRequestReason as WireRequestReason
 from .items import AssistantMessageItem as AssistantMessageItem
 from .items import FunctionCallItem as FunctionCallItem
 from .items import ModelEvent as ModelEvent
@@ -135,6 +138,7 @@ __all__ = [
     "SandboxCallMatcherError",
     "SandboxMethodMode",
     "SandboxStep",
+    "ScriptedHTTPError",
     "ScriptedModel",
     "ScriptedModelInput",
     "ScriptedModelRequestAbortedError",
@@ -161,6 +165,8 @@ __all__ = [
     "UpdateSessionConfigCall",
     "Usage",
     "UsagePayload",
+    "WireRequestError",
+    "WireRequestReason",
     "assistant_message",
     "function_call",
     "model_error",

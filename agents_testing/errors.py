@@ -20,6 +20,7 @@ __all__ = [
     "RealtimeCallMatcherError",
     "RealtimeTransportNotClosedError",
     "SandboxCallMatcherError",
+    "ScriptedHTTPError",
     "ScriptedModelRequestAbortedError",
     "ScriptedRealtimeConnectionSupersededError",
     "ScriptedRealtimeScenarioCancelledError",
@@ -28,6 +29,8 @@ __all__ = [
     "UnexpectedModelCallError",
     "UnexpectedRealtimeCallError",
     "UnexpectedSandboxCallError",
+    "WireRequestError",
+    "WireRequestReason",
 ]
 
 InvalidScriptedModelStepReason = Literal[
@@ -42,6 +45,15 @@ InvalidScriptedModelStepReason = Literal[
     "invalid_stream",
     "incompatible_call",
     "invalid_output_item",
+]
+
+WireRequestReason = Literal[
+    "method_not_allowed",
+    "unknown_path",
+    "malformed_json",
+    "invalid_body",
+    "unknown_model",
+    "unsupported_output",
 ]
 
 InvalidScriptedSandboxStepReason = Literal[
@@ -583,4 +595,94 @@ class ScriptedRealtimeConnectionSupersededError(_StructuredError, Exception):
         super().__init__(
             "ScriptedRealtimeTransport connection attempt was superseded by another "
             "lifecycle operation."
+        )
+
+
+# -- wire --------------------------------------------------------------------------------
+
+
+class ScriptedHTTPError(_StructuredError, Exception):
+    """Script a provider HTTP error: the wire endpoint answers with this status and body.
+
+    Use it as the error of a ``model_error`` step. ``retry_after`` (seconds) is sent as the
+    ``retry-after`` and ``retry-after-ms`` headers, so the client's own retry logic waits
+    that long; ``error_type`` and ``code`` replace the provider's usual values for the status.
+    """
+
+    _fields = ("status", "message", "retry_after", "error_type", "code")
+
+    def __init__(
+        self,
+        status: int,
+        message: str | None = None,
+        *,
+        retry_after: float | None = None,
+        error_type: str | None = None,
+        code: str | None = None,
+    ) -> None:
+        if isinstance(status, bool) or not isinstance(status, int) or not 400 <= status <= 599:
+            raise ValueError(
+                f"ScriptedHTTPError status must be an int from 400 to 599, got {status!r}"
+            )
+        if retry_after is not None and (
+            isinstance(retry_after, bool)
+            or not isinstance(retry_after, (int, float))
+            or not 0 <= retry_after < float("inf")
+        ):
+            raise ValueError(
+                f"ScriptedHTTPError retry_after must be a finite number of seconds >= 0, "
+                f"got {retry_after!r}"
+            )
+        self.status = status
+        self.message = message
+        self.retry_after = retry_after
+        self.error_type = error_type
+        self.code = code
+        super().__init__(message or f"Scripted HTTP error {status}.")
+
+
+_WIRE_HINTS: dict[str, str] = {
+    "method_not_allowed": "send the model request as a POST.",
+    "unknown_path": (
+        "point the client's base URL at the server: OpenAI clients at server.base_url "
+        "(ending in /v1), Anthropic clients at server.url; the served paths end in "
+        "/responses, /chat/completions or /messages."
+    ),
+    "malformed_json": "send a JSON object as the request body.",
+    "invalid_body": "send the fields the provider's API requires.",
+    "unknown_model": "route this model name (or path) to a ScriptedModel, or fix the name.",
+    "unsupported_output": "script only items this wire format can express.",
+}
+
+
+class WireRequestError(_StructuredError, AssertionError):
+    """A request reached a wire endpoint that it could not serve.
+
+    The endpoint answers the client with an HTTP error and keeps this violation, so
+    ``assert_complete()`` raises it even if the client swallowed the HTTP error.
+    ``request_index`` counts the endpoint's HTTP requests from zero.
+    """
+
+    _fields = ("reason", "request_index", "method", "path", "detail")
+
+    def __init__(
+        self,
+        reason: WireRequestReason,
+        request_index: int,
+        method: str,
+        path: str,
+        detail: str | None = None,
+    ) -> None:
+        self.reason: WireRequestReason = reason
+        self.request_index = request_index
+        self.method = method
+        self.path = path
+        self.detail = detail
+        what = reason.replace("_", " ")
+        if detail:
+            what += f" ({detail})"
+        super().__init__(
+            f"Scripted wire endpoint request #{request_index + 1} "
+            f"(request_index={request_index}) {method} {path}: {what}; "
+            f"{_WIRE_HINTS.get(reason, 'fix the request.')}"
         )

@@ -18,6 +18,7 @@ from agents_testing.errors import (
     RealtimeCallMatcherError,
     RealtimeTransportNotClosedError,
     SandboxCallMatcherError,
+    ScriptedHTTPError,
     ScriptedModelRequestAbortedError,
     ScriptedRealtimeConnectionSupersededError,
     ScriptedRealtimeScenarioCancelledError,
@@ -26,6 +27,7 @@ from agents_testing.errors import (
     UnexpectedModelCallError,
     UnexpectedRealtimeCallError,
     UnexpectedSandboxCallError,
+    WireRequestError,
 )
 
 # (error, fields, message): one or more examples of every error class, with its exact message.
@@ -477,6 +479,40 @@ EXAMPLES = [
         "lifecycle operation.",
         id="realtime-superseded",
     ),
+    pytest.param(
+        ScriptedHTTPError(429, retry_after=1.5),
+        {"status": 429, "message": None, "retry_after": 1.5, "error_type": None, "code": None},
+        "Scripted HTTP error 429.",
+        id="scripted-http-error",
+    ),
+    pytest.param(
+        WireRequestError("unknown_path", 2, "POST", "/v2/chat"),
+        {
+            "reason": "unknown_path",
+            "request_index": 2,
+            "method": "POST",
+            "path": "/v2/chat",
+            "detail": None,
+        },
+        "Scripted wire endpoint request #3 (request_index=2) POST /v2/chat: unknown path; "
+        "point the client's base URL at the server: OpenAI clients at server.base_url "
+        "(ending in /v1), Anthropic clients at server.url; the served paths end in "
+        "/responses, /chat/completions or /messages.",
+        id="wire-unknown-path",
+    ),
+    pytest.param(
+        WireRequestError("malformed_json", 0, "POST", "/v1/messages", "Expecting value"),
+        {
+            "reason": "malformed_json",
+            "request_index": 0,
+            "method": "POST",
+            "path": "/v1/messages",
+            "detail": "Expecting value",
+        },
+        "Scripted wire endpoint request #1 (request_index=0) POST /v1/messages: malformed json "
+        "(Expecting value); send a JSON object as the request body.",
+        id="wire-malformed-json",
+    ),
 ]
 
 ALL_ERROR_CLASSES = {
@@ -495,6 +531,8 @@ ALL_ERROR_CLASSES = {
     ScriptedRealtimeScenarioCancelledError,
     RealtimeTransportNotClosedError,
     ScriptedRealtimeConnectionSupersededError,
+    ScriptedHTTPError,
+    WireRequestError,
 }
 
 

@@ -38,6 +38,11 @@ CORE_MODULES = [
     "agents_testing.sandbox",
     "agents_testing.realtime",
     "agents_testing._snapshot",
+    "agents_testing.wire",
+    "agents_testing.wire.openai_responses",
+    "agents_testing.wire.openai_chat",
+    "agents_testing.wire.anthropic_messages",
+    "agents_testing.wire.server",
 ]
 
 

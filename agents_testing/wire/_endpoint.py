@@ -1,0 +1,415 @@
+"""``ScriptedEndpoint``: answer provider HTTP requests from scripted models."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, cast
+
+from ..errors import (
+    InvalidScriptedModelStepError,
+    ScriptedHTTPError,
+    UnexpectedModelCallError,
+    WireRequestError,
+    WireRequestReason,
+)
+from ..items import ModelRequest
+from ..model import ScriptedModel
+from . import anthropic_messages, openai_chat, openai_responses
+from ._common import (
+    InvalidBody,
+    UnsupportedOutput,
+    WireUsage,
+    as_list,
+    as_mapping,
+    call_number,
+)
+
+__all__ = ["SECRET_HEADERS", "ScriptedEndpoint", "WireExchange", "WireResponse"]
+
+# Credentials never reach a record, an error message or a repr.
+SECRET_HEADERS = frozenset(
+    {"authorization", "x-api-key", "api-key", "proxy-authorization", "cookie", "x-goog-api-key"}
+)
+
+_FORMATS: tuple[tuple[str, ModuleType], ...] = (
+    ("openai.chat_completions", openai_chat),
+    ("openai.responses", openai_responses),
+    ("anthropic.messages", anthropic_messages),
+)
+
+_CORE_EVENT_TYPES = frozenset({"response_started", "output_text_delta", "response_done", "model"})
+
+_REQUEST_STATUS: dict[WireRequestReason, int] = {
+    "method_not_allowed": 405,
+    "unknown_path": 404,
+    "malformed_json": 400,
+    "invalid_body": 400,
+    "unknown_model": 404,
+    "unsupported_output": 500,
+}
+
+
+@dataclass(frozen=True)
+class WireResponse:
+    """The HTTP answer to one request: status, headers and the body in chunks."""
+
+    status: int
+    headers: tuple[tuple[str, str], ...]
+    chunks: tuple[bytes, ...]
+    streamed: bool = False
+
+    @property
+    def body(self) -> bytes:
+        """Return the whole body."""
+        return b"".join(self.chunks)
+
+
+@dataclass(frozen=True)
+class WireExchange:
+    """One HTTP request the endpoint answered (never its credentials)."""
+
+    index: int
+    method: str
+    path: str
+    status: int
+    wire_format: str | None
+    model: str | None
+    stream: bool
+
+
+def _models(models: Any) -> tuple[ScriptedModel | None, dict[str, ScriptedModel]]:
+    if isinstance(models, ScriptedModel):
+        return models, {}
+    if isinstance(models, Mapping):
+        routes: dict[str, ScriptedModel] = {}
+        mapping: Mapping[Any, Any] = models  # pyright: ignore[reportUnknownVariableType]
+        for key, value in mapping.items():
+            if not isinstance(key, str) or not key:
+                raise TypeError(f"models keys must be model names or paths, got {key!r}")
+            if not isinstance(value, ScriptedModel):
+                raise TypeError(
+                    f"models[{key!r}] must be a ScriptedModel, got {type(value).__name__}"
+                )
+            routes[key.rstrip("/") if key.startswith("/") else key] = value
+        if not routes:
+            raise ValueError("models must route at least one model")
+        return None, routes
+    raise TypeError(
+        "models must be a ScriptedModel or a mapping of model names or path prefixes "
+        f"to ScriptedModels, got {type(models).__name__}"
+    )
+
+
+class ScriptedEndpoint:
+    """Serve OpenAI Responses, Chat Completions and Anthropic Messages from scripted models.
+
+    Args:
+        models: one ``ScriptedModel`` that answers every request, or a mapping that routes
+            requests: a key starting with ``/`` is a path prefix (``{"/triage": model}``
+            serves ``/triage/v1/responses``), any other key a model name matched against the
+            body's ``model`` field.
+
+    The endpoint is transport-agnostic: ``ScriptedServer`` serves it on a loopback socket
+    and ``agents_testing.adapters.httpx`` in-process.
+    """
+
+    def __init__(self, models: ScriptedModel | Mapping[str, ScriptedModel]) -> None:
+        self._default, routes = _models(models)
+        self._paths = sorted(
+            ((key, model) for key, model in routes.items() if key.startswith("/")),
+            key=lambda route: -len(route[0]),
+        )
+        self._names = {key: model for key, model in routes.items() if not key.startswith("/")}
+        self._lock = threading.Lock()
+        self._exchanges: list[WireExchange] = []
+        self._violations: list[WireRequestError] = []
+        self._next_index = 0
+
+    def __repr__(self) -> str:
+        return (
+            f"<ScriptedEndpoint requests={len(self._exchanges)} violations={len(self._violations)}>"
+        )
+
+    @property
+    def models(self) -> tuple[ScriptedModel, ...]:
+        """Return every model this endpoint serves, each once."""
+        found: list[ScriptedModel] = [] if self._default is None else [self._default]
+        for model in [model for _, model in self._paths] + list(self._names.values()):
+            if all(model is not seen for seen in found):
+                found.append(model)
+        return tuple(found)
+
+    @property
+    def requests(self) -> tuple[WireExchange, ...]:
+        """Return every HTTP request answered so far, in arrival order."""
+        with self._lock:
+            return tuple(self._exchanges)
+
+    def assert_complete(self) -> None:
+        """Fail on the first request the endpoint could not serve, then check every model."""
+        if self._violations:
+            first = self._violations[0]
+            raise first._fresh() from first  # pyright: ignore[reportPrivateUsage]
+        for model in self.models:
+            model.assert_complete()
+
+    def handle(
+        self, method: str, path: str, headers: Iterable[tuple[str, str]], body: bytes
+    ) -> WireResponse:
+        """Answer one HTTP request from synchronous code."""
+        coroutine = self.handle_async(method, path, headers, body)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(coroutine)
+        # A sync client called from inside an event loop: run the scripted step on a loop of
+        # its own rather than fail with "asyncio.run() cannot be called from a running loop".
+        result: list[WireResponse] = []
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                result.append(asyncio.run(coroutine))
+            except BaseException as error:  # handed back to the calling thread
+                failure.append(error)
+
+        worker = threading.Thread(target=run, name="agents-testing-wire")
+        worker.start()
+        worker.join()
+        if failure:
+            raise failure[0]
+        return result[0]
+
+    async def handle_async(
+        self, method: str, path: str, headers: Iterable[tuple[str, str]], body: bytes
+    ) -> WireResponse:
+        """Answer one HTTP request."""
+        with self._lock:
+            index = self._next_index
+            self._next_index += 1
+        exchange = _Exchange(index, method.upper(), path.partition("?")[0])
+        response = await self._serve(exchange, headers, body)
+        with self._lock:
+            self._exchanges.append(
+                WireExchange(
+                    index=index,
+                    method=exchange.method,
+                    path=exchange.path,
+                    status=response.status,
+                    wire_format=exchange.wire_format,
+                    model=exchange.model,
+                    stream=exchange.stream,
+                )
+            )
+            self._exchanges.sort(key=lambda item: item.index)
+        return response
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _violation(
+        self, exchange: _Exchange, reason: WireRequestReason, detail: str | None = None
+    ) -> WireResponse:
+        error = WireRequestError(reason, exchange.index, exchange.method, exchange.path, detail)
+        with self._lock:
+            self._violations.append(error)
+        status = _REQUEST_STATUS[reason]
+        module = exchange.module or openai_responses
+        body = module.error_body(status, f"agents-testing: {error}")
+        return _json_response(status, body, exchange.index, no_retry=True)
+
+    def _route(self, exchange: _Exchange, body: Mapping[str, Any]) -> ScriptedModel | None:
+        for prefix, model in self._paths:
+            if exchange.path == prefix or exchange.path.startswith(prefix + "/"):
+                return model
+        if self._names:
+            name = body.get("model")
+            if isinstance(name, str) and name in self._names:
+                return self._names[name]
+        return self._default
+
+    async def _serve(
+        self, exchange: _Exchange, headers: Iterable[tuple[str, str]], raw: bytes
+    ) -> WireResponse:
+        for name, module in _FORMATS:
+            if exchange.path.endswith(module.PATH_SUFFIX):
+                exchange.wire_format, exchange.module = name, module
+                break
+        if exchange.module is None:
+            return self._violation(exchange, "unknown_path")
+        if exchange.method != "POST":
+            return self._violation(exchange, "method_not_allowed")
+        try:
+            text = raw.decode("utf-8")
+            parsed: Any = json.loads(text)
+        except ValueError as error:
+            return self._violation(exchange, "malformed_json", str(error))
+        if not isinstance(parsed, dict):
+            return self._violation(exchange, "malformed_json", "the body is not a JSON object")
+        body = cast("dict[str, Any]", parsed)
+        model_name = body.get("model")
+        exchange.model = model_name if isinstance(model_name, str) else None
+        exchange.stream = body.get("stream") is True
+        model = self._route(exchange, body)
+        if model is None:
+            return self._violation(exchange, "unknown_model", f"model={exchange.model!r}")
+        module = exchange.module
+        try:
+            request: ModelRequest = module.parse_request(body)
+        except InvalidBody as error:
+            return self._violation(exchange, "invalid_body", str(error))
+        request = dataclasses.replace(
+            request,
+            extra={
+                "wire_format": exchange.wire_format,
+                "path": exchange.path,
+                "body": body,
+                "raw_body": text,
+                "headers": {
+                    key.lower(): value
+                    for key, value in headers
+                    if key.lower() not in SECRET_HEADERS
+                },
+            },
+        )
+        if exchange.stream:
+            return await self._stream(exchange, model, request, body)
+        try:
+            response = await model.get_response(request)
+        except Exception as error:
+            return _error_response(module, error, exchange.index)
+        number = call_number(response, len(model.calls))
+        try:
+            rendered = module.render_response(
+                response.output, WireUsage.of(response.usage), number=number, body=body
+            )
+        except UnsupportedOutput as error:
+            return self._violation(exchange, "unsupported_output", str(error))
+        return _json_response(200, rendered, exchange.index)
+
+    async def _stream(
+        self,
+        exchange: _Exchange,
+        model: ScriptedModel,
+        request: ModelRequest,
+        body: Mapping[str, Any],
+    ) -> WireResponse:
+        module = exchange.module
+        assert module is not None
+        try:
+            events = model.stream_response(request)
+        except Exception as error:
+            return _error_response(module, error, exchange.index)
+        encoder: Any = module.StreamEncoder(number=str(events.call_index + 1), body=body)
+        chunks: list[bytes] = []
+        finished = raw_seen = False
+        try:
+            async for streamed in events:
+                # A scripted stream may hold anything: check each event's shape.
+                event: Mapping[str, Any] = as_mapping(streamed) or {}
+                kind = event.get("type")
+                delta = event.get("delta")
+                done = as_mapping(event.get("response"))
+                provider_event = as_mapping(event.get("event"))
+                if kind == "response_started":
+                    chunks += encoder.start()
+                elif kind == "output_text_delta" and isinstance(delta, str):
+                    # An automatic stream repeats its text in response_done: stream it once.
+                    if not events.automatic:
+                        item_id = event.get("item_id")
+                        chunks += encoder.text(delta, item_id if isinstance(item_id, str) else None)
+                elif kind == "response_done" and done is not None:
+                    output = as_list(done.get("output"))
+                    chunks += encoder.finish(output, WireUsage.of(as_mapping(done.get("usage"))))
+                    finished = True
+                elif kind == "model" and provider_event is not None:
+                    chunks += encoder.raw(provider_event)
+                    raw_seen = True
+                elif isinstance(kind, str) and kind not in _CORE_EVENT_TYPES:
+                    # An exact provider event scripted in model_stream goes out verbatim.
+                    chunks += encoder.raw(event)
+                    raw_seen = True
+                else:
+                    return self._violation(
+                        exchange,
+                        "unsupported_output",
+                        f"stream event {streamed!r} has no wire form",
+                    )
+            if not finished and not raw_seen:
+                chunks += encoder.finish([], WireUsage())
+        except UnsupportedOutput as error:
+            return self._violation(exchange, "unsupported_output", str(error))
+        except Exception as error:
+            if not chunks:
+                return _error_response(module, error, exchange.index)
+            status, message, error_type, code, _ = _error_fields(error)
+            chunks += encoder.fail(status, message, error_type, code)
+        finally:
+            await events.aclose()
+        headers = (
+            ("content-type", "text/event-stream; charset=utf-8"),
+            ("cache-control", "no-cache"),
+            ("x-request-id", f"req_scripted_{exchange.index + 1}"),
+        )
+        return WireResponse(200, headers, tuple(chunks), streamed=True)
+
+
+class _Exchange:
+    __slots__ = ("index", "method", "model", "module", "path", "stream", "wire_format")
+
+    def __init__(self, index: int, method: str, path: str) -> None:
+        self.index = index
+        self.method = method
+        self.path = path
+        self.wire_format: str | None = None
+        self.module: Any = None
+        self.model: str | None = None
+        self.stream = False
+
+
+def _json_response(
+    status: int,
+    body: Any,
+    index: int,
+    *,
+    extra: Iterable[tuple[str, str]] = (),
+    no_retry: bool = False,
+) -> WireResponse:
+    headers = [
+        ("content-type", "application/json"),
+        ("x-request-id", f"req_scripted_{index + 1}"),
+        *extra,
+    ]
+    if no_retry:
+        # A broken script is not a transient failure: tell the clients not to retry.
+        headers.append(("x-should-retry", "false"))
+    return WireResponse(status, tuple(headers), (json.dumps(body).encode(),))
+
+
+def _error_fields(
+    error: Exception,
+) -> tuple[int, str, str | None, str | None, list[tuple[str, str]]]:
+    if isinstance(error, ScriptedHTTPError):
+        headers: list[tuple[str, str]] = []
+        if error.retry_after is not None:
+            seconds = error.retry_after
+            whole = float(seconds).is_integer()
+            headers.append(("retry-after", str(int(seconds)) if whole else f"{seconds:g}"))
+            headers.append(("retry-after-ms", f"{seconds * 1000:g}"))
+        return error.status, str(error), error.error_type, error.code, headers
+    return 500, f"{type(error).__name__}: {error}", None, None, []
+
+
+def _error_response(module: Any, error: Exception, index: int) -> WireResponse:
+    if isinstance(error, (UnexpectedModelCallError, InvalidScriptedModelStepError)):
+        # The model recorded this violation; assert_complete() raises it again.
+        body = module.error_body(400, f"agents-testing: {error}")
+        return _json_response(400, body, index, no_retry=True)
+    status, message, error_type, code, headers = _error_fields(error)
+    body = module.error_body(status, message, error_type, code)
+    return _json_response(status, body, index, extra=headers)

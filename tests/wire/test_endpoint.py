@@ -1,0 +1,653 @@
+"""``ScriptedEndpoint``: routing, violations, provider errors and secrets, with no client."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from typing import Any
+
+import pytest
+
+from agents_testing import (
+    ScriptedHTTPError,
+    ScriptedModel,
+    UnconsumedModelStepsError,
+    UnexpectedModelCallError,
+    WireRequestError,
+    assistant_message,
+    function_call,
+    model_error,
+    model_stream,
+)
+from agents_testing.wire import ScriptedEndpoint, WireResponse
+
+SECRET = "sk-live-do-not-record-4242"
+HEADERS = [
+    ("Authorization", f"Bearer {SECRET}"),
+    ("x-api-key", SECRET),
+    ("Content-Type", "application/json"),
+    ("X-Trace", "t-1"),
+]
+
+
+def post(endpoint: ScriptedEndpoint, path: str, body: Any, *, method: str = "POST") -> WireResponse:
+    raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+    return endpoint.handle(method, path, HEADERS, raw)
+
+
+def sse_events(response: WireResponse) -> list[tuple[str | None, Any]]:
+    events: list[tuple[str | None, Any]] = []
+    for block in response.body.decode().split("\n\n"):
+        if not block.strip():
+            continue
+        name = None
+        data = ""
+        for line in block.splitlines():
+            if line.startswith("event: "):
+                name = line[len("event: ") :]
+            elif line.startswith("data: "):
+                data = line[len("data: ") :]
+        events.append((name, data if data == "[DONE]" else json.loads(data)))
+    return events
+
+
+CHAT = {"model": "gpt-test", "messages": [{"role": "user", "content": "Weather in Tokyo?"}]}
+RESPONSES = {"model": "gpt-test", "input": "Weather in Tokyo?"}
+MESSAGES = {
+    "model": "claude-test",
+    "max_tokens": 100,
+    "messages": [{"role": "user", "content": "Weather in Tokyo?"}],
+}
+
+
+# -- translation of requests ---------------------------------------------------------------
+
+
+def test_responses_request_keeps_the_body_and_normalizes_input() -> None:
+    model = ScriptedModel([[assistant_message("ok")]])
+    body = {
+        "model": "gpt-test",
+        "instructions": "Be brief.",
+        "input": [{"role": "user", "content": "hi"}],
+        "tools": [{"type": "function", "name": "get_weather", "parameters": {}}],
+        "temperature": 0.2,
+        "previous_response_id": "resp_0",
+    }
+
+    response = post(ScriptedEndpoint(model), "/v1/responses", body)
+
+    assert response.status == 200
+    request = model.calls[0].request
+    assert request.input == [{"type": "message", "role": "user", "content": "hi"}]
+    assert request.system_instructions == "Be brief."
+    assert request.tools == [{"type": "function", "name": "get_weather", "parameters": {}}]
+    assert request.model_settings == {"model": "gpt-test", "temperature": 0.2}
+    assert request.previous_response_id == "resp_0"
+    assert request.extra["body"] == body
+    assert json.loads(request.extra["raw_body"]) == body
+    assert request.extra["wire_format"] == "openai.responses"
+    assert request.extra["path"] == "/v1/responses"
+
+
+def test_chat_request_becomes_normalized_items() -> None:
+    model = ScriptedModel([[assistant_message("ok")]])
+    body = {
+        "model": "gpt-test",
+        "messages": [
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "Weather in Tokyo?"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": '{"city":"Tokyo"}'},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": "call_1", "content": "sunny"},
+        ],
+        "tools": [{"type": "function", "function": {"name": "get_weather"}}],
+    }
+
+    post(ScriptedEndpoint(model), "/v1/chat/completions", body)
+
+    request = model.calls[0].request
+    assert request.system_instructions == "Be brief."
+    assert request.input == [
+        {"type": "message", "role": "user", "content": "Weather in Tokyo?"},
+        function_call("get_weather", '{"city":"Tokyo"}', call_id="call_1"),
+        {"type": "function_call_output", "call_id": "call_1", "output": "sunny"},
+    ]
+    assert request.tools == [{"type": "function", "function": {"name": "get_weather"}}]
+    assert request.model_settings == {"model": "gpt-test"}
+
+
+def test_anthropic_request_becomes_normalized_items() -> None:
+    model = ScriptedModel([[assistant_message("ok")]])
+    body = {
+        "model": "claude-test",
+        "max_tokens": 100,
+        "system": [{"type": "text", "text": "Be brief."}],
+        "messages": [
+            {"role": "user", "content": "Weather in Tokyo?"},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Checking."},
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_1",
+                        "name": "get_weather",
+                        "input": {"city": "Tokyo"},
+                    },
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_1", "content": "sunny"},
+                    {"type": "text", "text": "Thanks"},
+                ],
+            },
+        ],
+    }
+
+    post(ScriptedEndpoint(model), "/v1/messages", body)
+
+    request = model.calls[0].request
+    assert request.system_instructions == "Be brief."
+    assert request.input == [
+        {"type": "message", "role": "user", "content": "Weather in Tokyo?"},
+        assistant_message("Checking."),
+        function_call("get_weather", {"city": "Tokyo"}, call_id="toolu_1"),
+        {"type": "function_call_output", "call_id": "toolu_1", "output": "sunny"},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Thanks"}]},
+    ]
+    assert request.model_settings == {"model": "claude-test", "max_tokens": 100}
+
+
+# -- responses and streams -----------------------------------------------------------------
+
+
+def test_responses_are_deterministic() -> None:
+    def serve() -> bytes:
+        model = ScriptedModel([[function_call("get_weather", {"city": "Tokyo"}, call_id="c1")]])
+        return post(ScriptedEndpoint(model), "/v1/responses", RESPONSES).body
+
+    assert serve() == serve()
+    output = json.loads(serve())
+    assert output["id"] == "resp_scripted_1"
+    assert output["output"][0]["arguments"] == '{"city":"Tokyo"}'
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [("/v1/chat/completions", CHAT), ("/v1/responses", RESPONSES), ("/v1/messages", MESSAGES)],
+)
+def test_usage_reaches_every_format(path: str, body: dict[str, Any]) -> None:
+    from agents_testing import ModelResponse, Usage
+
+    model = ScriptedModel(
+        [
+            ModelResponse(
+                output=[assistant_message("ok")], usage=Usage(input_tokens=7, output_tokens=3)
+            )
+        ]
+    )
+
+    payload = json.loads(post(ScriptedEndpoint(model), path, body).body)
+
+    usage = payload["usage"]
+    counts = (
+        (usage.get("prompt_tokens"), usage.get("completion_tokens"))
+        if "prompt_tokens" in usage
+        else (usage["input_tokens"], usage["output_tokens"])
+    )
+    assert counts == (7, 3)
+
+
+def test_exact_stream_step_streams_its_deltas_then_the_remaining_items() -> None:
+    model = ScriptedModel(
+        [
+            model_stream(
+                [
+                    {"type": "response_started"},
+                    {"type": "output_text_delta", "item_id": "msg_1", "delta": "Let me "},
+                    {"type": "output_text_delta", "item_id": "msg_1", "delta": "check."},
+                    {
+                        "type": "response_done",
+                        "response": {
+                            "output": [
+                                assistant_message("Let me check.", id="msg_1"),
+                                function_call("get_weather", {"city": "Tokyo"}, call_id="c1"),
+                            ],
+                            "usage": {"input_tokens": 1, "output_tokens": 2},
+                        },
+                    },
+                ]
+            )
+        ]
+    )
+
+    response = post(ScriptedEndpoint(model), "/v1/responses", {**RESPONSES, "stream": True})
+
+    events = sse_events(response)
+    assert [name for name, _ in events] == [
+        "response.created",
+        "response.in_progress",
+        "response.output_item.added",
+        "response.content_part.added",
+        "response.output_text.delta",
+        "response.output_text.delta",
+        "response.output_text.done",
+        "response.content_part.done",
+        "response.output_item.done",
+        "response.output_item.added",
+        "response.function_call_arguments.delta",
+        "response.function_call_arguments.done",
+        "response.output_item.done",
+        "response.completed",
+    ]
+    assert [data["sequence_number"] for _, data in events] == list(range(len(events)))
+    completed = events[-1][1]["response"]
+    assert [item["type"] for item in completed["output"]] == ["message", "function_call"]
+    assert completed["usage"]["output_tokens"] == 2
+    assert model.calls[0].streamed is True
+
+
+def test_chat_stream_sends_tool_call_deltas_usage_and_done() -> None:
+    model = ScriptedModel([[function_call("get_weather", {"city": "Tokyo"}, call_id="c1")]])
+    body = {**CHAT, "stream": True, "stream_options": {"include_usage": True}}
+
+    events = sse_events(post(ScriptedEndpoint(model), "/v1/chat/completions", body))
+
+    chunks = [data for _, data in events]
+    assert chunks[-1] == "[DONE]"
+    assert chunks[0]["choices"][0]["delta"]["role"] == "assistant"
+    tool_deltas = [c["choices"][0]["delta"]["tool_calls"][0] for c in chunks[1:3]]
+    assert tool_deltas[0]["id"] == "c1"
+    assert tool_deltas[0]["function"]["name"] == "get_weather"
+    assert tool_deltas[1]["function"]["arguments"] == '{"city":"Tokyo"}'
+    assert chunks[3]["choices"][0]["finish_reason"] == "tool_calls"
+    assert chunks[4]["choices"] == []
+    assert chunks[4]["usage"]["total_tokens"] == 0
+
+
+def test_anthropic_stream_follows_the_message_event_sequence() -> None:
+    model = ScriptedModel(
+        [
+            [
+                assistant_message("Checking."),
+                function_call("get_weather", {"city": "Tokyo"}, call_id="toolu_1"),
+            ]
+        ]
+    )
+
+    events = sse_events(post(ScriptedEndpoint(model), "/v1/messages", {**MESSAGES, "stream": True}))
+
+    assert [name for name, _ in events] == [
+        "message_start",
+        "ping",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+    ]
+    assert all(data["type"] == name for name, data in events)
+    assert events[5][1]["content_block"]["type"] == "tool_use"
+    assert json.loads(events[6][1]["delta"]["partial_json"]) == {"city": "Tokyo"}
+    assert events[8][1]["delta"]["stop_reason"] == "tool_use"
+
+
+def test_scripted_provider_events_go_out_verbatim() -> None:
+    exact = [
+        {"type": "message_start", "message": {"id": "msg_x", "content": []}},
+        {"type": "message_stop"},
+    ]
+    model = ScriptedModel([model_stream(exact)])
+
+    events = sse_events(post(ScriptedEndpoint(model), "/v1/messages", {**MESSAGES, "stream": True}))
+
+    assert events == [("message_start", exact[0]), ("message_stop", exact[1])]
+
+
+# -- provider errors -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "error_type"),
+    [
+        ("/v1/responses", RESPONSES, "rate_limit_exceeded"),
+        ("/v1/chat/completions", CHAT, "rate_limit_exceeded"),
+        ("/v1/messages", MESSAGES, "rate_limit_error"),
+    ],
+)
+def test_http_error_step_answers_with_status_body_and_retry_after(
+    path: str, body: dict[str, Any], error_type: str
+) -> None:
+    model = ScriptedModel([model_error(ScriptedHTTPError(429, "Slow down", retry_after=2))])
+
+    response = post(ScriptedEndpoint(model), path, body)
+
+    assert response.status == 429
+    headers = dict(response.headers)
+    assert headers["retry-after"] == "2"
+    assert headers["retry-after-ms"] == "2000"
+    payload = json.loads(response.body)
+    assert payload["error"]["type"] == error_type
+    assert payload["error"]["message"] == "Slow down"
+    model.assert_complete()  # a scripted error is part of the script, not a violation
+
+
+def test_overloaded_529_uses_the_anthropic_error_type() -> None:
+    model = ScriptedModel([model_error(ScriptedHTTPError(529))])
+
+    response = post(ScriptedEndpoint(model), "/v1/messages", MESSAGES)
+
+    assert response.status == 529
+    assert json.loads(response.body)["error"]["type"] == "overloaded_error"
+
+
+def test_other_scripted_exceptions_become_500() -> None:
+    model = ScriptedModel([model_error(RuntimeError("backend exploded"))])
+
+    response = post(ScriptedEndpoint(model), "/v1/chat/completions", CHAT)
+
+    assert response.status == 500
+    assert "RuntimeError: backend exploded" in json.loads(response.body)["error"]["message"]
+
+
+def test_error_after_stream_started_ends_the_stream_with_an_error_event() -> None:
+    def events() -> Any:
+        yield {"type": "output_text_delta", "item_id": None, "delta": "partial"}
+        raise ScriptedHTTPError(500, "stream broke")
+
+    model = ScriptedModel([model_stream(events())])
+
+    response = post(ScriptedEndpoint(model), "/v1/messages", {**MESSAGES, "stream": True})
+
+    assert response.status == 200
+    name, data = sse_events(response)[-1]
+    assert (name, data["error"]["message"]) == ("error", "stream broke")
+
+
+def test_scripted_http_error_rejects_a_status_outside_4xx_5xx() -> None:
+    with pytest.raises(ValueError, match="status must be an int from 400 to 599"):
+        ScriptedHTTPError(200)
+    with pytest.raises(ValueError, match="retry_after must be a finite number"):
+        ScriptedHTTPError(429, retry_after=-1)
+
+
+def test_scripted_http_error_pickles_with_its_fields() -> None:
+    error = ScriptedHTTPError(429, "Slow down", retry_after=1.5, error_type="x", code="y")
+
+    copy = pickle.loads(pickle.dumps(error))
+
+    assert (copy.status, copy.message, copy.retry_after, copy.error_type, copy.code) == (
+        429,
+        "Slow down",
+        1.5,
+        "x",
+        "y",
+    )
+
+
+# -- violations ----------------------------------------------------------------------------
+
+
+def test_unknown_path_answers_404_and_fails_assert_complete() -> None:
+    endpoint = ScriptedEndpoint(ScriptedModel([]))
+
+    response = post(endpoint, "/v1/embeddings", {"input": "x"})
+
+    assert response.status == 404
+    assert dict(response.headers)["x-should-retry"] == "false"
+    with pytest.raises(WireRequestError) as caught:
+        endpoint.assert_complete()
+    error = caught.value
+    assert (error.reason, error.request_index, error.method, error.path) == (
+        "unknown_path",
+        0,
+        "POST",
+        "/v1/embeddings",
+    )
+    assert "request #1 (request_index=0)" in str(error)
+    assert "base URL" in str(error)  # says how to fix it
+
+
+@pytest.mark.parametrize(
+    ("raw", "detail"),
+    [
+        (b"{not json", "Expecting property name"),
+        (b"[1, 2]", "not a JSON object"),
+        (b"\xff\xfe", "codec"),
+    ],
+)
+def test_malformed_json_answers_400_and_is_recorded(raw: bytes, detail: str) -> None:
+    endpoint = ScriptedEndpoint(ScriptedModel([]))
+
+    response = post(endpoint, "/v1/chat/completions", raw)
+
+    assert response.status == 400
+    with pytest.raises(WireRequestError) as caught:
+        endpoint.assert_complete()
+    assert caught.value.reason == "malformed_json"
+    assert detail in (caught.value.detail or "")
+    assert "send a JSON object" in str(caught.value)
+
+
+def test_non_post_answers_405() -> None:
+    endpoint = ScriptedEndpoint(ScriptedModel([]))
+
+    assert post(endpoint, "/v1/responses", b"", method="GET").status == 405
+    with pytest.raises(WireRequestError) as caught:
+        endpoint.assert_complete()
+    assert caught.value.reason == "method_not_allowed"
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "detail"),
+    [
+        ("/v1/chat/completions", {"model": "m"}, "'messages' must be a list"),
+        ("/v1/messages", {"messages": [{"role": "system", "content": "x"}]}, "role 'user'"),
+        ("/v1/responses", {"model": "m", "input": 3}, "'input' must be"),
+        ("/v1/responses", {"model": "m"}, "neither 'input' nor 'prompt'"),
+        (
+            "/v1/chat/completions",
+            {"messages": [{"role": "assistant", "tool_calls": [1]}]},
+            "tool_calls entries",
+        ),
+    ],
+)
+def test_invalid_body_answers_400_naming_the_field(
+    path: str, body: dict[str, Any], detail: str
+) -> None:
+    model = ScriptedModel([[assistant_message("unused")]])
+    endpoint = ScriptedEndpoint(model)
+
+    assert post(endpoint, path, body).status == 400
+
+    with pytest.raises(WireRequestError) as caught:
+        endpoint.assert_complete()
+    assert caught.value.reason == "invalid_body"
+    assert detail in (caught.value.detail or "")
+    assert model.remaining_steps == 1  # no step was spent on a request it never saw
+
+
+def test_exhausted_script_answers_400_without_retry_and_fails_the_model() -> None:
+    model = ScriptedModel([])
+    endpoint = ScriptedEndpoint(model)
+
+    response = post(endpoint, "/v1/chat/completions", CHAT)
+
+    assert response.status == 400
+    assert dict(response.headers)["x-should-retry"] == "false"
+    assert "no scripted steps remain" in json.loads(response.body)["error"]["message"]
+    with pytest.raises(UnexpectedModelCallError) as caught:
+        endpoint.assert_complete()
+    assert (caught.value.call_index, caught.value.streamed) == (0, False)
+
+
+def test_exhausted_script_on_a_streamed_call_fails_the_model() -> None:
+    model = ScriptedModel([])
+
+    response = post(ScriptedEndpoint(model), "/v1/messages", {**MESSAGES, "stream": True})
+
+    assert response.status == 400
+    with pytest.raises(UnexpectedModelCallError) as caught:
+        model.assert_complete()
+    assert caught.value.streamed is True
+
+
+@pytest.mark.parametrize(
+    ("path", "body"), [("/v1/chat/completions", CHAT), ("/v1/messages", MESSAGES)]
+)
+def test_item_the_format_cannot_express_is_a_violation(path: str, body: dict[str, Any]) -> None:
+    endpoint = ScriptedEndpoint(ScriptedModel([[{"type": "reasoning", "summary": []}]]))
+
+    assert post(endpoint, path, body).status == 500
+
+    with pytest.raises(WireRequestError) as caught:
+        endpoint.assert_complete()
+    assert caught.value.reason == "unsupported_output"
+    assert "'reasoning'" in (caught.value.detail or "")
+
+
+@pytest.mark.parametrize(
+    "event", [42, {"type": "output_text_delta", "delta": 7}, {"type": "response_done"}]
+)
+def test_stream_event_without_a_wire_form_is_a_violation(event: Any) -> None:
+    endpoint = ScriptedEndpoint(ScriptedModel([model_stream([event])]))
+
+    response = post(endpoint, "/v1/responses", {**RESPONSES, "stream": True})
+
+    assert response.status == 500
+    with pytest.raises(WireRequestError) as caught:
+        endpoint.assert_complete()
+    assert caught.value.reason == "unsupported_output"
+    assert repr(event) in (caught.value.detail or "")
+
+
+@pytest.mark.parametrize("body", [b"", b"null", b"{}", b'{"messages": null}', b"\x00" * 5])
+@pytest.mark.parametrize(
+    "path", ["/v1/responses", "/v1/chat/completions", "/v1/messages", "/", "/v1/models"]
+)
+def test_any_request_gets_an_http_answer_never_a_crash(path: str, body: bytes) -> None:
+    endpoint = ScriptedEndpoint(ScriptedModel([]))
+
+    response = endpoint.handle("POST", path, [], body)
+
+    assert 400 <= response.status < 600
+    with pytest.raises(AssertionError):
+        endpoint.assert_complete()
+
+
+def test_unused_steps_fail_assert_complete() -> None:
+    endpoint = ScriptedEndpoint(ScriptedModel([[assistant_message("never asked")]]))
+
+    with pytest.raises(UnconsumedModelStepsError):
+        endpoint.assert_complete()
+
+
+def test_wire_request_error_pickles_with_its_fields() -> None:
+    error = WireRequestError("unknown_model", 2, "POST", "/v1/responses", "model='x'")
+
+    copy = pickle.loads(pickle.dumps(error))
+
+    assert (copy.reason, copy.request_index, copy.method, copy.path, copy.detail) == (
+        "unknown_model",
+        2,
+        "POST",
+        "/v1/responses",
+        "model='x'",
+    )
+    assert str(copy) == str(error)
+
+
+# -- routing -------------------------------------------------------------------------------
+
+
+def test_routes_by_model_name() -> None:
+    triage = ScriptedModel([[assistant_message("triage")]])
+    billing = ScriptedModel([[assistant_message("billing")]])
+    endpoint = ScriptedEndpoint({"triage-model": triage, "billing-model": billing})
+
+    post(endpoint, "/v1/chat/completions", {**CHAT, "model": "billing-model"})
+    post(endpoint, "/v1/chat/completions", {**CHAT, "model": "triage-model"})
+
+    assert len(triage.calls) == len(billing.calls) == 1
+    endpoint.assert_complete()
+
+
+def test_routes_by_path_prefix() -> None:
+    triage = ScriptedModel([[assistant_message("triage")]])
+    billing = ScriptedModel([[assistant_message("billing")]])
+    endpoint = ScriptedEndpoint({"/triage": triage, "/billing/": billing})
+
+    post(endpoint, "/billing/v1/responses", RESPONSES)
+    post(endpoint, "/triage/v1/messages", MESSAGES)
+
+    assert billing.calls[0].request.extra["wire_format"] == "openai.responses"
+    assert triage.calls[0].request.extra["wire_format"] == "anthropic.messages"
+    endpoint.assert_complete()
+
+
+def test_unrouted_model_answers_404() -> None:
+    endpoint = ScriptedEndpoint({"known": ScriptedModel([])})
+
+    assert post(endpoint, "/v1/chat/completions", {**CHAT, "model": "other"}).status == 404
+
+    with pytest.raises(WireRequestError) as caught:
+        endpoint.assert_complete()
+    assert caught.value.reason == "unknown_model"
+    assert caught.value.detail == "model='other'"
+
+
+@pytest.mark.parametrize(
+    ("models", "message"),
+    [
+        (None, "models must be a ScriptedModel or a mapping"),
+        ({"x": object()}, "models\\['x'\\] must be a ScriptedModel"),
+        ({1: ScriptedModel([])}, "keys must be model names or paths"),
+    ],
+)
+def test_bad_models_argument_is_a_type_error(models: Any, message: str) -> None:
+    with pytest.raises(TypeError, match=message):
+        ScriptedEndpoint(models)
+
+
+def test_empty_routes_are_a_value_error() -> None:
+    with pytest.raises(ValueError, match="at least one model"):
+        ScriptedEndpoint({})
+
+
+# -- credentials ---------------------------------------------------------------------------
+
+
+def test_credentials_never_reach_records_errors_or_reprs() -> None:
+    model = ScriptedModel([[assistant_message("ok")]])
+    endpoint = ScriptedEndpoint(model)
+
+    post(endpoint, "/v1/chat/completions", CHAT)
+    post(endpoint, "/v1/chat/completions", CHAT)  # unexpected: a violation
+    post(endpoint, "/nowhere", CHAT)  # unknown path: a violation
+
+    headers = model.calls[0].request.extra["headers"]
+    assert headers["x-trace"] == "t-1"  # other headers are kept
+    assert "authorization" not in headers
+    assert "x-api-key" not in headers
+    texts = [repr(model.calls), repr(endpoint), repr(endpoint.requests)]
+    with pytest.raises(UnexpectedModelCallError) as unexpected:
+        model.assert_complete()
+    with pytest.raises(WireRequestError) as unknown_path:
+        ScriptedEndpoint.assert_complete(endpoint)
+    for error in (unexpected.value, unknown_path.value):
+        texts += [str(error), repr(error), repr(pickle.dumps(error))]
+    assert all(SECRET not in text for text in texts)

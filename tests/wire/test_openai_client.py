@@ -1,0 +1,385 @@
+"""The real ``openai`` client against the wire endpoint, in-process and over loopback."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any
+
+import pytest
+
+openai = pytest.importorskip("openai")
+httpx = pytest.importorskip("httpx")
+
+from agents_testing import (  # noqa: E402 - after the skips above
+    ScriptedHTTPError,
+    ScriptedModel,
+    UnexpectedModelCallError,
+    assistant_message,
+    function_call,
+    model_error,
+)
+from agents_testing.adapters.httpx import scripted_transport  # noqa: E402
+from agents_testing.wire import ScriptedServer  # noqa: E402
+
+API_KEY = "sk-test-key-never-recorded-31337"
+MODES = ["transport", "server"]
+WEATHER_TOOL_RESPONSES = {
+    "type": "function",
+    "name": "get_weather",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+}
+WEATHER_TOOL_CHAT = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    },
+}
+
+
+def weather_script() -> list[Any]:
+    return [
+        [function_call("get_weather", {"city": "Tokyo"}, call_id="call_1")],
+        [assistant_message("It is sunny in Tokyo.")],
+    ]
+
+
+@contextmanager
+def sync_client(model: ScriptedModel, mode: str, **options: Any) -> Iterator[Any]:
+    """Yield ``(client, endpoint)`` for the mode: in-process transport or loopback server."""
+    if mode == "transport":
+        transport = scripted_transport(model)
+        http_client = httpx.Client(transport=transport)
+        with openai.OpenAI(
+            base_url="http://scripted.invalid/v1",
+            api_key=API_KEY,
+            http_client=http_client,
+            **options,
+        ) as client:
+            yield client, transport.endpoint
+        return
+    with (
+        ScriptedServer(model) as server,
+        openai.OpenAI(base_url=server.base_url, api_key=API_KEY, **options) as client,
+    ):
+        yield client, server.endpoint
+
+
+@asynccontextmanager
+async def async_client(model: ScriptedModel, mode: str) -> AsyncIterator[Any]:
+    if mode == "transport":
+        transport = scripted_transport(model)
+        async with openai.AsyncOpenAI(
+            base_url="http://scripted.invalid/v1",
+            api_key=API_KEY,
+            http_client=httpx.AsyncClient(transport=transport),
+        ) as client:
+            yield client, transport.endpoint
+        return
+    async with (
+        ScriptedServer(model) as server,
+        openai.AsyncOpenAI(base_url=server.base_url, api_key=API_KEY) as client,
+    ):
+        yield client, server.endpoint
+
+
+def run_weather_tool(city: str) -> str:
+    return f"{city}: sunny"
+
+
+# -- Responses API -------------------------------------------------------------------------
+
+
+def responses_tool_loop(client: Any, prompt: str, *, stream: bool = False) -> str:
+    """The code under test: a hand-written Responses tool loop."""
+    conversation: list[Any] = [{"role": "user", "content": prompt}]
+    while True:
+        if stream:
+            with client.responses.stream(
+                model="gpt-test",
+                input=conversation,
+                tools=[WEATHER_TOOL_RESPONSES],
+                instructions="Report the weather.",
+            ) as events:
+                for _ in events:
+                    pass
+                response = events.get_final_response()
+        else:
+            response = client.responses.create(
+                model="gpt-test",
+                input=conversation,
+                tools=[WEATHER_TOOL_RESPONSES],
+                instructions="Report the weather.",
+            )
+        calls = [item for item in response.output if item.type == "function_call"]
+        if not calls:
+            return str(response.output_text)
+        for call in calls:
+            conversation.append(call.model_dump(exclude_none=True))
+            result = run_weather_tool(**json.loads(call.arguments))
+            conversation.append(
+                {"type": "function_call_output", "call_id": call.call_id, "output": result}
+            )
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+def test_responses_tool_workflow(mode: str, stream: bool) -> None:
+    model = ScriptedModel(weather_script())
+
+    with sync_client(model, mode) as (client, _):
+        answer = responses_tool_loop(client, "Weather in Tokyo?", stream=stream)
+
+    assert answer == "It is sunny in Tokyo."
+    first, second = model.calls
+    assert first.streamed is second.streamed is stream
+    assert first.request.system_instructions == "Report the weather."
+    assert first.request.tools == [WEATHER_TOOL_RESPONSES]
+    assert first.request.input == [
+        {"type": "message", "role": "user", "content": "Weather in Tokyo?"}
+    ]
+    assert second.request.input[-1] == {
+        "type": "function_call_output",
+        "call_id": "call_1",
+        "output": "Tokyo: sunny",
+    }
+    assert second.request.model_settings["model"] == "gpt-test"
+    model.assert_complete()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_responses_stream_sends_the_real_event_types(mode: str) -> None:
+    model = ScriptedModel([[assistant_message("Hello there")]])
+
+    with sync_client(model, mode) as (client, _):
+        events = list(client.responses.create(model="gpt-test", input="hi", stream=True))
+
+    assert [type(event).__name__ for event in events] == [
+        "ResponseCreatedEvent",
+        "ResponseInProgressEvent",
+        "ResponseOutputItemAddedEvent",
+        "ResponseContentPartAddedEvent",
+        "ResponseTextDeltaEvent",
+        "ResponseTextDoneEvent",
+        "ResponseContentPartDoneEvent",
+        "ResponseOutputItemDoneEvent",
+        "ResponseCompletedEvent",
+    ]
+    assert events[-1].response.output_text == "Hello there"
+    assert events[-1].response.id == "resp_scripted_1"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_async_responses_plain_and_streamed(mode: str) -> None:
+    model = ScriptedModel([[assistant_message("plain")], [assistant_message("streamed")]])
+
+    async with async_client(model, mode) as (client, _):
+        plain = await client.responses.create(model="gpt-test", input="one")
+        texts = [
+            event.delta
+            async for event in await client.responses.create(
+                model="gpt-test", input="two", stream=True
+            )
+            if event.type == "response.output_text.delta"
+        ]
+
+    assert plain.output_text == "plain"
+    assert texts == ["streamed"]
+    assert [call.streamed for call in model.calls] == [False, True]
+    model.assert_complete()
+
+
+# -- Chat Completions ----------------------------------------------------------------------
+
+
+def chat_tool_loop(client: Any, prompt: str, *, stream: bool = False) -> str:
+    """The code under test: a hand-written Chat Completions tool loop."""
+    messages: list[Any] = [
+        {"role": "system", "content": "Report the weather."},
+        {"role": "user", "content": prompt},
+    ]
+    while True:
+        if stream:
+            with client.chat.completions.stream(
+                model="gpt-test", messages=messages, tools=[WEATHER_TOOL_CHAT]
+            ) as events:
+                for _ in events:
+                    pass
+                message = events.get_final_completion().choices[0].message
+        else:
+            message = (
+                client.chat.completions.create(
+                    model="gpt-test", messages=messages, tools=[WEATHER_TOOL_CHAT]
+                )
+                .choices[0]
+                .message
+            )
+        if not message.tool_calls:
+            return str(message.content)
+        messages.append(
+            message.model_dump(exclude_none=True, include={"role", "content", "tool_calls"})
+        )
+        for call in message.tool_calls:
+            result = run_weather_tool(**json.loads(call.function.arguments))
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+def test_chat_completions_tool_workflow(mode: str, stream: bool) -> None:
+    model = ScriptedModel(weather_script())
+
+    with sync_client(model, mode) as (client, _):
+        answer = chat_tool_loop(client, "Weather in Tokyo?", stream=stream)
+
+    assert answer == "It is sunny in Tokyo."
+    first, second = model.calls
+    assert first.streamed is second.streamed is stream
+    assert first.request.system_instructions == "Report the weather."
+    assert first.request.tools == [WEATHER_TOOL_CHAT]
+    assert second.request.input[1:] == [
+        function_call("get_weather", '{"city":"Tokyo"}', call_id="call_1"),
+        {"type": "function_call_output", "call_id": "call_1", "output": "Tokyo: sunny"},
+    ]
+    model.assert_complete()
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_async_chat_completions_plain_and_streamed(mode: str) -> None:
+    model = ScriptedModel(
+        [
+            [assistant_message("plain")],
+            [function_call("get_weather", {"city": "Oslo"}, call_id="call_9")],
+        ]
+    )
+
+    async with async_client(model, mode) as (client, _):
+        plain = await client.chat.completions.create(
+            model="gpt-test", messages=[{"role": "user", "content": "one"}]
+        )
+        chunks = [
+            chunk
+            async for chunk in await client.chat.completions.create(
+                model="gpt-test",
+                messages=[{"role": "user", "content": "two"}],
+                tools=[WEATHER_TOOL_CHAT],
+                stream=True,
+                stream_options={"include_usage": True},
+            )
+        ]
+
+    assert plain.choices[0].message.content == "plain"
+    deltas = [
+        c.choices[0].delta.tool_calls[0]
+        for c in chunks
+        if c.choices and c.choices[0].delta.tool_calls
+    ]
+    assert deltas[0].id == "call_9"
+    assert deltas[0].function.name == "get_weather"
+    assert "".join(d.function.arguments or "" for d in deltas) == '{"city":"Oslo"}'
+    assert chunks[-1].usage is not None
+    assert model.calls[1].request.model_settings["stream_options"] == {"include_usage": True}
+    model.assert_complete()
+
+
+# -- errors and retries --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_client_retries_a_scripted_429(mode: str) -> None:
+    model = ScriptedModel(
+        [
+            model_error(ScriptedHTTPError(429, "Rate limited", retry_after=0.001)),
+            [assistant_message("after the retry")],
+        ]
+    )
+
+    with sync_client(model, mode) as (client, endpoint):
+        response = client.chat.completions.create(
+            model="gpt-test", messages=[{"role": "user", "content": "hi"}]
+        )
+
+    assert response.choices[0].message.content == "after the retry"
+    assert [exchange.status for exchange in endpoint.requests] == [429, 200]
+    retry_counts = [
+        call.request.extra["headers"]["x-stainless-retry-count"] for call in model.calls
+    ]
+    assert retry_counts == ["0", "1"]
+    model.assert_complete()
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_async_client_retries_a_scripted_500_on_a_stream(mode: str) -> None:
+    model = ScriptedModel(
+        [
+            model_error(ScriptedHTTPError(500, retry_after=0.001)),
+            [assistant_message("recovered")],
+        ]
+    )
+
+    async with async_client(model, mode) as (client, endpoint):
+        events = [
+            event
+            async for event in await client.responses.create(
+                model="gpt-test", input="hi", stream=True
+            )
+        ]
+
+    assert events[-1].response.output_text == "recovered"
+    assert [exchange.status for exchange in endpoint.requests] == [500, 200]
+    model.assert_complete()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_error_the_client_does_not_retry_surfaces_with_its_status(mode: str) -> None:
+    model = ScriptedModel([model_error(ScriptedHTTPError(401, "Bad key"))])
+
+    with (
+        sync_client(model, mode) as (client, endpoint),
+        pytest.raises(openai.AuthenticationError) as caught,
+    ):
+        client.responses.create(model="gpt-test", input="hi")
+
+    assert caught.value.status_code == 401
+    assert caught.value.body["message"] == "Bad key"
+    assert len(endpoint.requests) == 1
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_exhausted_script_fails_the_client_once_and_assert_complete(mode: str) -> None:
+    model = ScriptedModel([])
+
+    with (
+        sync_client(model, mode) as (client, endpoint),
+        pytest.raises(openai.BadRequestError, match="no scripted steps remain"),
+    ):
+        client.chat.completions.create(
+            model="gpt-test", messages=[{"role": "user", "content": "x"}]
+        )
+
+    assert len(endpoint.requests) == 1  # x-should-retry: false stopped the retries
+    with pytest.raises(UnexpectedModelCallError):
+        endpoint.assert_complete()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_api_key_is_never_recorded(mode: str) -> None:
+    model = ScriptedModel([[assistant_message("ok")]])
+
+    with sync_client(model, mode) as (client, endpoint):
+        client.chat.completions.create(
+            model="gpt-test", messages=[{"role": "user", "content": "x"}]
+        )
+        with pytest.raises(openai.BadRequestError) as caught:  # the script ran out
+            client.chat.completions.create(
+                model="gpt-test", messages=[{"role": "user", "content": "y"}]
+            )
+
+    texts = [repr(model.calls), repr(endpoint.requests), str(caught.value), repr(caught.value.body)]
+    with pytest.raises(UnexpectedModelCallError) as violation:
+        endpoint.assert_complete()
+    texts.append(str(violation.value))
+    assert "authorization" not in model.calls[0].request.extra["headers"]
+    assert all(API_KEY not in text for text in texts)
