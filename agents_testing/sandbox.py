@@ -146,20 +146,21 @@ class _Step:
 
 
 def scripted_sandbox_session(
-    steps: Iterable[SandboxStep] | None = (),
+    steps: Iterable[SandboxStep] = (),
     *,
     interface: _Interface = None,
 ) -> ScriptedSandboxSession:
     """Build a sandbox session that answers its scripted methods from ``steps``, in order.
 
     Args:
-        steps: Step mappings, read eagerly; ``None`` is an empty script.
+        steps: Step mappings, read eagerly.
         interface: Which methods a step may name and which are synchronous: ``None`` for
             :data:`DEFAULT_SANDBOX_INTERFACE`, a class (its public methods; coroutine
             functions are asynchronous) or a mapping ``name -> "sync" | "async"``.
 
     Raises:
         InvalidScriptedSandboxStepError: For the first malformed step.
+        TypeError: For ``steps`` that are not an iterable of steps (``None``, a single step).
         TypeError, ValueError: For an ``interface`` the session cannot use.
     """
     return ScriptedSandboxSession(steps, interface=interface)
@@ -174,15 +175,19 @@ class ScriptedSandboxSession(CompletionContext):
 
     def __init__(
         self,
-        steps: Iterable[SandboxStep] | None = (),
+        steps: Iterable[SandboxStep] = (),
         *,
         interface: _Interface = None,
     ) -> None:
+        script_input: Any = steps
+        if isinstance(script_input, Mapping) or not isinstance(script_input, Iterable):
+            # Worded like ScriptedModel's refusal: the two doubles take scripts the same way.
+            raise TypeError(
+                "ScriptedSandboxSession steps must be an iterable of steps, "
+                f"got {type(steps).__name__}; wrap a single step in a list."
+            )
         modes = _interface_modes(interface)
-        script = [
-            _read_step(step, index, modes)
-            for index, step in enumerate(() if steps is None else steps)
-        ]
+        script = [_read_step(step, index, modes) for index, step in enumerate(steps)]
         self._steps: deque[_Step] = deque(script)
         self._calls: list[SandboxCall] = []
         self._violations: list[UnexpectedSandboxCallError | SandboxCallMatcherError] = []

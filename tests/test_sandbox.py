@@ -18,6 +18,7 @@ from agents_testing.errors import (
     UnconsumedSandboxStepsError,
     UnexpectedSandboxCallError,
 )
+from agents_testing.model import ScriptedModel
 from agents_testing.sandbox import (
     DEFAULT_SANDBOX_INTERFACE,
     SandboxCall,
@@ -196,9 +197,27 @@ def test_result_none_is_a_valid_result() -> None:
     assert session.set_archive_limits({"max_bytes": 1}) is None
 
 
-def test_no_steps_and_none_are_empty_scripts() -> None:
+def test_no_steps_is_an_empty_script() -> None:
     assert scripted_sandbox_session().remaining_steps == 0
-    assert scripted_sandbox_session(None).remaining_steps == 0
+    assert scripted_sandbox_session([]).remaining_steps == 0
+
+
+@pytest.mark.parametrize("steps", [None, 5, {"method": "start", "result": None}])
+def test_steps_that_are_not_a_list_of_steps_are_refused_like_the_models(steps: Any) -> None:
+    with pytest.raises(TypeError) as caught:
+        scripted_sandbox_session(steps)
+    with pytest.raises(TypeError) as model_caught:
+        ScriptedModel(steps)
+
+    kind = type(steps).__name__
+    assert str(caught.value) == (
+        f"ScriptedSandboxSession steps must be an iterable of steps, got {kind}; "
+        "wrap a single step in a list."
+    )
+    assert str(caught.value).replace("ScriptedSandboxSession", "ScriptedModel") == str(
+        model_caught.value
+    )
+    assert not isinstance(caught.value, InvalidScriptedSandboxStepError)
 
 
 def test_non_iterable_steps_raise_a_plain_type_error() -> None:

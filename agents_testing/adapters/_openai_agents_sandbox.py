@@ -113,7 +113,7 @@ OPENAI_AGENTS_SANDBOX_INTERFACE: Mapping[str, SandboxMethodMode] = MappingProxyT
 
 
 def openai_agents_sandbox_session(
-    steps: Iterable[SandboxStep] | None = (),
+    steps: Iterable[SandboxStep] = (),
     *,
     manifest: Manifest | None = None,
 ) -> OpenAIAgentsSandboxSession:
@@ -121,7 +121,7 @@ def openai_agents_sandbox_session(
 
     Args:
         steps: Core sandbox steps naming methods of
-            :data:`OPENAI_AGENTS_SANDBOX_INTERFACE`; ``None`` is an empty script.
+            :data:`OPENAI_AGENTS_SANDBOX_INTERFACE`.
         manifest: The session's ``state.manifest`` (copied), which the runtime uses for an
             injected session instead of the agent's ``default_manifest``. Defaults to
             ``Manifest()``, rooted at ``/workspace``.
@@ -129,6 +129,7 @@ def openai_agents_sandbox_session(
     Raises:
         InvalidScriptedSandboxStepError: For the first malformed step, or one naming a method
             outside the interface (``supports_pty`` included).
+        TypeError: For ``steps`` that are not an iterable of steps (``None``, a single step).
     """
     return OpenAIAgentsSandboxSession(steps, manifest=manifest)
 
@@ -142,7 +143,7 @@ class OpenAIAgentsSandboxSession(BaseSandboxSession):
 
     def __init__(
         self,
-        steps: Iterable[SandboxStep] | None = (),
+        steps: Iterable[SandboxStep] = (),
         *,
         manifest: Manifest | None = None,
     ) -> None:

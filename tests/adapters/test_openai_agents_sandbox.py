@@ -630,3 +630,8 @@ def test_async_with_keeps_the_sdk_session_lifecycle() -> None:
     assert [call.method for call in sandbox.calls] == ["start"]
     assert sandbox.remaining_steps == 1
     assert not hasattr(type(sandbox), "__enter__")
+
+
+def test_none_as_the_script_is_refused_like_the_core_session() -> None:
+    with pytest.raises(TypeError, match="steps must be an iterable of steps, got NoneType"):
+        openai_agents_sandbox_session(None)  # type: ignore[arg-type]
