@@ -7,21 +7,9 @@ builders cover the common cases; pass any other normalized item as a dict.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
-
-if TYPE_CHECKING:
-    from typing_extensions import NotRequired
-elif sys.version_info >= (3, 11):
-    from typing import NotRequired
-else:  # pragma: no cover - Python 3.10 has no NotRequired and the core stays stdlib-only
-
-    class NotRequired:
-        def __class_getitem__(cls, item: Any) -> Any:
-            return item
-
+from typing import Any, Literal, TypedDict, cast
 
 __all__ = [
     "AssistantMessageItem",
@@ -49,14 +37,20 @@ class OutputTextContent(TypedDict):
     text: str
 
 
-class AssistantMessageItem(TypedDict):
+# Optional keys live in a ``total=False`` subclass rather than behind ``NotRequired``: that is
+# what makes them optional at run time too (``__optional_keys__``) on every supported Python,
+# since 3.10 has no ``typing.NotRequired`` and postponed annotations hide it from TypedDict.
+class _AssistantMessageItemRequired(TypedDict):
     type: Literal["message"]
     role: Literal["assistant"]
     status: Literal["completed"]
-    id: NotRequired[str]
-    phase: NotRequired[str]
     content: list[OutputTextContent]
-    provider_data: NotRequired[Any]
+
+
+class AssistantMessageItem(_AssistantMessageItemRequired, total=False):
+    id: str
+    phase: str
+    provider_data: Any
 
 
 class FunctionCallItem(TypedDict):
@@ -329,11 +323,14 @@ class ResponseStartedEvent(TypedDict):
     type: Literal["response_started"]
 
 
-class OutputTextDeltaEvent(TypedDict):
+class _OutputTextDeltaEventRequired(TypedDict):
     type: Literal["output_text_delta"]
     item_id: str | None
     delta: str
-    provider_data: NotRequired[Any]
+
+
+class OutputTextDeltaEvent(_OutputTextDeltaEventRequired, total=False):
+    provider_data: Any
 
 
 class UsagePayload(TypedDict):

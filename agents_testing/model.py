@@ -9,7 +9,7 @@ import sys
 import threading
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, cast
+from typing import Any, Literal, TypedDict, TypeVar, cast
 
 from . import _describe
 from ._completion import CompletionContext
@@ -32,11 +32,6 @@ from .items import (
     StreamEvent,
     Usage,
 )
-
-if TYPE_CHECKING:
-    from typing_extensions import NotRequired
-else:
-    from .items import NotRequired
 
 _ViolationT = TypeVar(
     "_ViolationT",
@@ -129,35 +124,36 @@ StreamResponder = Callable[[RecordedModelCall], Any]
 RetryAdviceCallback = Callable[[RetryAdviceRequest], ModelRetryAdvice | None]
 
 
-class ResponseStep(TypedDict):
+class _StepOptions(TypedDict, total=False):
+    # A total=False base (not NotRequired, absent on 3.10 and hidden by postponed
+    # annotations) keeps "optional" an optional key at run time too.
+    optional: bool
+
+
+class ResponseStep(_StepOptions):
     type: Literal["response"]
     response: list[Any] | ModelResponse
-    optional: NotRequired[bool]
 
 
-class ErrorStep(TypedDict):
+class ErrorStep(_StepOptions):
     type: Literal["error"]
     error: BaseException
     retry_advice: ModelRetryAdvice | RetryAdviceCallback | None
-    optional: NotRequired[bool]
 
 
-class ResponderStep(TypedDict):
+class ResponderStep(_StepOptions):
     type: Literal["responder"]
     respond: ModelResponder
-    optional: NotRequired[bool]
 
 
-class StreamStep(TypedDict):
+class StreamStep(_StepOptions):
     type: Literal["stream"]
     events: Iterable[Any] | AsyncIterator[Any]
-    optional: NotRequired[bool]
 
 
-class StreamResponderStep(TypedDict):
+class StreamResponderStep(_StepOptions):
     type: Literal["stream_responder"]
     respond: StreamResponder
-    optional: NotRequired[bool]
 
 
 ScriptedModelStep = ResponseStep | ErrorStep | ResponderStep | StreamStep | StreamResponderStep

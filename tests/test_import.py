@@ -71,3 +71,16 @@ def test_importing_the_core_loads_no_installed_package(module: str) -> None:
 def test_the_core_imports_without_site_packages(module: str) -> None:
     # -S: no site-packages at all, as when the folder is vendored into a bare interpreter.
     assert run_probe(module, "-S")["foreign"] == []
+
+
+def test_installed_metadata_carries_the_package_version() -> None:
+    # The version is written once, in agents_testing/__init__.py; the build reads it from there.
+    from importlib import metadata
+
+    try:
+        installed = metadata.version("agents-testing")
+    except metadata.PackageNotFoundError:
+        pytest.skip("agents_testing is used as a folder here, not installed")
+    assert installed == agents_testing.__version__, (
+        "installed metadata is stale: reinstall the package (pip install -e .)"
+    )

@@ -275,6 +275,17 @@ def test_retry_advice_request_has_no_request_by_default() -> None:
     assert query.request is None
 
 
+def test_optional_keys_of_the_typed_dicts_are_optional_at_run_time() -> None:
+    # Runtime introspection (schema generators, pydantic, TypeAdapter) must see the same
+    # optional keys as a type checker does.
+    from agents_testing import AssistantMessageItem, OutputTextDeltaEvent
+
+    assert AssistantMessageItem.__optional_keys__ == {"id", "phase", "provider_data"}
+    assert AssistantMessageItem.__required_keys__ == {"type", "role", "status", "content"}
+    assert OutputTextDeltaEvent.__optional_keys__ == {"provider_data"}
+    assert OutputTextDeltaEvent.__required_keys__ == {"type", "item_id", "delta"}
+
+
 # -- ModelRequest read helpers -------------------------------------------------------------
 
 
@@ -362,3 +373,17 @@ def test_tool_outputs_map_call_ids_to_outputs() -> None:
 
     assert request.tool_outputs == {"call_1": "retried", "call_2": [{"stdout": "ok"}]}
     assert ModelRequest(input="hi").tool_outputs == {}
+
+
+def test_the_optional_key_of_model_steps_is_optional_at_run_time() -> None:
+    from agents_testing import (
+        ErrorStep,
+        ResponderStep,
+        ResponseStep,
+        StreamResponderStep,
+        StreamStep,
+    )
+
+    for step in [ResponseStep, ErrorStep, ResponderStep, StreamStep, StreamResponderStep]:
+        assert step.__optional_keys__ == {"optional"}, step
+        assert "type" in step.__required_keys__

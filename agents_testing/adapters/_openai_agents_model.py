@@ -18,6 +18,8 @@ import typing
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any, cast
 
+from ._requirements import framework_import_error
+
 try:
     import agents.usage as _agents_usage
     from agents.agent_output import AgentOutputSchemaBase
@@ -56,11 +58,13 @@ try:
     from openai.types.responses.response_text_done_event import Logprob as DoneLogprob
     from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
     from pydantic import BaseModel, TypeAdapter, ValidationError
-except ImportError as error:  # pragma: no cover - exercised in a subprocess by the tests
-    raise ImportError(
-        "agents_testing.adapters.openai_agents needs the OpenAI Agents SDK; install it with "
-        'pip install "agents-testing[openai-agents]"'
-    ) from error
+except ImportError as _missing:  # the import tests hide the framework to reach this
+    raise framework_import_error(
+        _missing,
+        adapter="agents_testing.adapters.openai_agents",
+        requirement="openai-agents>=0.24",
+        extra="openai-agents",
+    ) from _missing
 
 from .. import items as _core
 from ..model import ScriptedModel, ScriptedModelStream

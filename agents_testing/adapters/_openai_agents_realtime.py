@@ -99,6 +99,8 @@ from collections import deque
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from typing import Any, cast, get_args
 
+from ._requirements import framework_import_error
+
 try:
     from agents.realtime.events import RealtimeSessionEvent
     from agents.realtime.items import (
@@ -139,11 +141,13 @@ try:
     from agents.realtime.session import RealtimeSession
     from agents.usage import Usage
     from pydantic import BaseModel
-except ImportError as error:  # pragma: no cover - exercised in a subprocess by the tests
-    raise ImportError(
-        "agents_testing.adapters.openai_agents needs the OpenAI Agents SDK; install it with "
-        'pip install "agents-testing[openai-agents]"'
-    ) from error
+except ImportError as _missing:  # the import tests hide the framework to reach this
+    raise framework_import_error(
+        _missing,
+        adapter="agents_testing.adapters.openai_agents",
+        requirement="openai-agents>=0.24",
+        extra="openai-agents",
+    ) from _missing
 
 from ..realtime import ScriptedRealtimeTransport
 

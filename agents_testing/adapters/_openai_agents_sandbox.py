@@ -50,6 +50,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, cast
 
+from ._requirements import framework_import_error
+
 try:
     from agents.editor import ApplyPatchOperation
     from agents.run_config import SandboxArchiveLimits
@@ -63,11 +65,13 @@ try:
     from agents.sandbox.session.sandbox_session_state import SandboxSessionState
     from agents.sandbox.snapshot import NoopSnapshot
     from agents.sandbox.types import ExecResult, ExposedPortEndpoint, User
-except ImportError as error:  # pragma: no cover - exercised only without the extra
-    raise ImportError(
-        "agents_testing.adapters.openai_agents needs the OpenAI Agents SDK (>= 0.24, with "
-        'agents.sandbox); install it with pip install "agents-testing[openai-agents]"'
-    ) from error
+except ImportError as _missing:  # the import tests hide the framework to reach this
+    raise framework_import_error(
+        _missing,
+        adapter="agents_testing.adapters.openai_agents",
+        requirement="openai-agents>=0.24",
+        extra="openai-agents",
+    ) from _missing
 
 from ..sandbox import SandboxCall, SandboxMethodMode, SandboxStep, ScriptedSandboxSession
 

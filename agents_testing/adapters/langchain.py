@@ -37,6 +37,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from types import TracebackType
 from typing import Any, TypeVar, cast
 
+from ._requirements import framework_import_error
+
 try:
     from langchain_core.callbacks import (
         AsyncCallbackManagerForLLMRun,
@@ -61,11 +63,13 @@ try:
     from langchain_core.runnables import Runnable
     from langchain_core.tools import BaseTool
     from langchain_core.utils.function_calling import convert_to_openai_tool
-except ImportError as error:  # pragma: no cover - exercised by a test that hides langchain-core
-    raise ImportError(
-        "agents_testing.adapters.langchain needs langchain-core>=0.3: "
-        f'pip install "agents-testing[langchain]" ({error})'
-    ) from error
+except ImportError as _missing:  # the import tests hide the framework to reach this
+    raise framework_import_error(
+        _missing,
+        adapter="agents_testing.adapters.langchain",
+        requirement="langchain-core>=0.3",
+        extra="langchain",
+    ) from _missing
 
 from ..items import ModelRequest, ModelResponse, assistant_message, function_call
 from ..model import ScriptedModel

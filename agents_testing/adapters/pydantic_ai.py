@@ -50,6 +50,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, cast
 
+from ._requirements import framework_import_error
+
 try:
     from pydantic_ai.messages import (
         ModelMessage,
@@ -69,11 +71,13 @@ try:
     from pydantic_ai.settings import ModelSettings
     from pydantic_ai.tools import RunContext
     from pydantic_ai.usage import RequestUsage
-except ImportError as error:  # pragma: no cover - exercised in a subprocess by the tests
-    raise ImportError(
-        "agents_testing.adapters.pydantic_ai needs pydantic-ai-slim>=1.1: "
-        f'pip install "agents-testing[pydantic-ai]" ({error})'
-    ) from error
+except ImportError as _missing:  # the import tests hide the framework to reach this
+    raise framework_import_error(
+        _missing,
+        adapter="agents_testing.adapters.pydantic_ai",
+        requirement="pydantic-ai-slim>=1.1",
+        extra="pydantic-ai",
+    ) from _missing
 
 from ..items import ModelRequest, ModelResponse, assistant_message, function_call
 from ..model import ScriptedModel

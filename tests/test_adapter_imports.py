@@ -1,0 +1,90 @@
+"""Each adapter without its framework: a ModuleNotFoundError that says what to install.
+
+These run in the core-only CI jobs too, where the frameworks really are absent; with them
+installed, the framework is hidden by a ``None`` entry in ``sys.modules``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+ADAPTERS = [
+    # adapter module, the framework module it imports, requirement, extra
+    ("agents_testing.adapters.openai_agents", "agents", "openai-agents>=0.24", "openai-agents"),
+    ("agents_testing.adapters.pydantic_ai", "pydantic_ai", "pydantic-ai-slim>=1.1", "pydantic-ai"),
+    ("agents_testing.adapters.langchain", "langchain_core", "langchain-core>=0.3", "langchain"),
+]
+
+# Hide the framework, then report both what importorskip does and the error itself.
+PROBE = """
+import json, sys
+import pytest
+adapter, framework = sys.argv[1:3]
+sys.modules[framework] = None
+report = {}
+try:
+    pytest.importorskip(adapter)
+except pytest.skip.Exception as skipped:
+    report["skipped"] = str(skipped)
+try:
+    __import__(adapter)
+except ImportError as error:
+    report.update(type=type(error).__name__, name=error.name, message=str(error))
+print(json.dumps(report))
+"""
+
+
+def probe(adapter: str, framework: str) -> dict[str, str]:
+    completed = subprocess.run(
+        [sys.executable, "-c", PROBE, adapter, framework],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert completed.returncode == 0, completed.stderr
+    report: dict[str, str] = json.loads(completed.stdout)
+    return report
+
+
+@pytest.mark.parametrize(("adapter", "framework", "requirement", "extra"), ADAPTERS)
+def test_importorskip_skips_an_adapter_whose_framework_is_missing(
+    adapter: str, framework: str, requirement: str, extra: str
+) -> None:
+    report = probe(adapter, framework)
+
+    assert "skipped" in report, report
+    assert requirement in report["skipped"]
+
+
+@pytest.mark.parametrize(("adapter", "framework", "requirement", "extra"), ADAPTERS)
+def test_missing_framework_error_names_the_framework_version_and_install_command(
+    adapter: str, framework: str, requirement: str, extra: str
+) -> None:
+    report = probe(adapter, framework)
+
+    assert report["type"] == "ModuleNotFoundError"
+    assert report["name"].partition(".")[0] == framework  # the module found missing
+    assert f"{adapter} needs {requirement}" in report["message"]
+    assert f'pip install "agents-testing[{extra}]"' in report["message"]
+
+
+def test_an_installed_framework_too_old_for_the_adapter_fails_loudly() -> None:
+    from agents_testing.adapters._requirements import framework_import_error
+
+    # What `from agents.sandbox import ...` raises on an SDK without the sandbox package.
+    missing_part = ModuleNotFoundError("No module named 'json.sandbox'", name="json.sandbox")
+
+    error = framework_import_error(
+        missing_part, adapter="an_adapter", requirement="json>=9", extra="json"
+    )
+
+    # A plain ImportError, so pytest.importorskip does not silently skip an outdated framework.
+    assert type(error) is ImportError
+    assert error.name == "json.sandbox"
+    assert "an_adapter needs json>=9" in str(error)
+    assert 'upgrade it with pip install "agents-testing[json]"' in str(error)
