@@ -24,6 +24,8 @@ from .errors import UnconsumedSandboxStepsError as UnconsumedSandboxStepsError
 from .errors import UnexpectedModelCallError as UnexpectedModelCallError
 from .errors import UnexpectedRealtimeCallError as UnexpectedRealtimeCallError
 from .errors import UnexpectedSandboxCallError as UnexpectedSandboxCallError
+from .errors import UnscriptedAgentError as UnscriptedAgentError
+from .errors import UnscriptedAgentReason as UnscriptedAgentReason
 from .errors import WireRequestError as WireRequestError
 from .errors import WireRequestReason as WireRequestReason
 from .items import AssistantMessageItem as AssistantMessageItem
@@ -162,6 +164,8 @@ __all__ = [
     "UnexpectedModelCallError",
     "UnexpectedRealtimeCallError",
     "UnexpectedSandboxCallError",
+    "UnscriptedAgentError",
+    "UnscriptedAgentReason",
     "UpdateSessionConfigCall",
     "Usage",
     "UsagePayload",

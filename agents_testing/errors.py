@@ -29,6 +29,8 @@ __all__ = [
     "UnexpectedModelCallError",
     "UnexpectedRealtimeCallError",
     "UnexpectedSandboxCallError",
+    "UnscriptedAgentError",
+    "UnscriptedAgentReason",
     "WireRequestError",
     "WireRequestReason",
 ]
@@ -595,6 +597,66 @@ class ScriptedRealtimeConnectionSupersededError(_StructuredError, Exception):
         super().__init__(
             "ScriptedRealtimeTransport connection attempt was superseded by another "
             "lifecycle operation."
+        )
+
+
+# -- model routing (adapters) ----------------------------------------------------------------
+
+UnscriptedAgentReason = Literal["no_script", "route_closed", "unknown_agent"]
+
+
+def _unscripted_agent_message(
+    agent_name: str | None,
+    reason: str,
+    call_index: int,
+    scripted_agent_names: Sequence[str],
+) -> str:
+    call = f"routed model call #{call_index + 1} (call_index={call_index})"
+    if reason == "route_closed":
+        return (
+            f'Agent "{agent_name}" made {call} after its route_openai_agents_models block '
+            "ended; finish the run inside the block (for Runner.run_streamed, consume "
+            "stream_events() before leaving it)."
+        )
+    if reason == "unknown_agent":
+        return (
+            f"The runner made {call} without naming its agent: this openai-agents version "
+            "no longer calls RunConfig.call_model_input_filter before each model call, which "
+            "route_openai_agents_models relies on; use a supported openai-agents version."
+        )
+    scripted = ", ".join(f'"{name}"' for name in scripted_agent_names)
+    return (
+        f'Agent "{agent_name}" made {call}, but route_openai_agents_models has no script '
+        f"for it (scripted agents: {scripted}); add "
+        f'"{agent_name}": ScriptedModel([...]) to the mapping, or pass one ScriptedModel '
+        "for every agent."
+    )
+
+
+class UnscriptedAgentError(_StructuredError, AssertionError):
+    """A routed run called the model of an agent that has no script.
+
+    ``reason`` is ``"no_script"`` when the mapping names no script for ``agent_name``,
+    ``"route_closed"`` when the call came after the block ended, and ``"unknown_agent"`` when
+    the runner did not say which agent is calling. ``call_index`` counts the model calls
+    routed by the block, from zero.
+    """
+
+    _fields = ("agent_name", "reason", "call_index", "scripted_agent_names")
+
+    def __init__(
+        self,
+        agent_name: str | None,
+        reason: UnscriptedAgentReason,
+        call_index: int,
+        scripted_agent_names: Sequence[str] = (),
+    ) -> None:
+        self.agent_name = agent_name
+        self.reason: UnscriptedAgentReason = reason
+        self.call_index = call_index
+        self.scripted_agent_names = tuple(scripted_agent_names)
+        super().__init__(
+            _unscripted_agent_message(agent_name, reason, call_index, self.scripted_agent_names)
         )
 
 

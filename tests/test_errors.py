@@ -27,6 +27,7 @@ from agents_testing.errors import (
     UnexpectedModelCallError,
     UnexpectedRealtimeCallError,
     UnexpectedSandboxCallError,
+    UnscriptedAgentError,
     WireRequestError,
 )
 
@@ -480,6 +481,47 @@ EXAMPLES = [
         id="realtime-superseded",
     ),
     pytest.param(
+        UnscriptedAgentError("Weather", "no_script", 2, ("Triage", "Summary")),
+        {
+            "agent_name": "Weather",
+            "reason": "no_script",
+            "call_index": 2,
+            "scripted_agent_names": ("Triage", "Summary"),
+        },
+        'Agent "Weather" made routed model call #3 (call_index=2), but '
+        'route_openai_agents_models has no script for it (scripted agents: "Triage", '
+        '"Summary"); add "Weather": ScriptedModel([...]) to the mapping, or pass one '
+        "ScriptedModel for every agent.",
+        id="unscripted-agent-no-script",
+    ),
+    pytest.param(
+        UnscriptedAgentError("Weather", "route_closed", 0),
+        {
+            "agent_name": "Weather",
+            "reason": "route_closed",
+            "call_index": 0,
+            "scripted_agent_names": (),
+        },
+        'Agent "Weather" made routed model call #1 (call_index=0) after its '
+        "route_openai_agents_models block ended; finish the run inside the block (for "
+        "Runner.run_streamed, consume stream_events() before leaving it).",
+        id="unscripted-agent-route-closed",
+    ),
+    pytest.param(
+        UnscriptedAgentError(None, "unknown_agent", 4, ("Triage",)),
+        {
+            "agent_name": None,
+            "reason": "unknown_agent",
+            "call_index": 4,
+            "scripted_agent_names": ("Triage",),
+        },
+        "The runner made routed model call #5 (call_index=4) without naming its agent: this "
+        "openai-agents version no longer calls RunConfig.call_model_input_filter before each "
+        "model call, which route_openai_agents_models relies on; use a supported "
+        "openai-agents version.",
+        id="unscripted-agent-unknown-agent",
+    ),
+    pytest.param(
         ScriptedHTTPError(429, retry_after=1.5),
         {"status": 429, "message": None, "retry_after": 1.5, "error_type": None, "code": None},
         "Scripted HTTP error 429.",
@@ -531,6 +573,7 @@ ALL_ERROR_CLASSES = {
     ScriptedRealtimeScenarioCancelledError,
     RealtimeTransportNotClosedError,
     ScriptedRealtimeConnectionSupersededError,
+    UnscriptedAgentError,
     ScriptedHTTPError,
     WireRequestError,
 }
@@ -624,6 +667,7 @@ def test_fresh_error_has_no_traceback_even_after_a_raise() -> None:
         (ScriptedRealtimeScenarioCancelledError, AssertionError),
         (RealtimeTransportNotClosedError, AssertionError),
         (ScriptedRealtimeConnectionSupersededError, Exception),
+        (UnscriptedAgentError, AssertionError),
     ],
 )
 def test_error_subclasses_the_base_class_its_kind_of_failure_needs(

@@ -80,6 +80,9 @@ malformed payload raises from ``emit``. An exception from a listener reaches the
 as ``RealtimeModelExceptionEvent`` (the session raises it from its event iterator), as the
 SDK's WebSocket model reports its own failures. ``close()`` and a failed ``connect()`` stop
 delivery and drop events not yet delivered; events emitted afterwards are delivered again.
+A ``close()`` made by a listener stops at once: the listeners after it do not get the event
+being delivered (nor the exception event being reported), as when the SDK's WebSocket model
+cancels its reader task.
 
 A test waits for emitted events through the session's own event stream:
 ``await wait_for_session_event(session, "audio")`` consumes the session's events until an
@@ -264,7 +267,11 @@ class _TransportRealtimeModel(RealtimeModel):
         return True
 
     async def close(self) -> None:
-        """Close the transport, then stop delivering and drop undelivered events."""
+        """Close the transport, then stop delivering and drop undelivered events.
+
+        Called from a listener, it also ends the delivery in progress: the listeners after
+        that one do not get the current event.
+        """
         self._own_lifecycle = True
         try:
             self._transport.close()
@@ -374,17 +381,23 @@ class _TransportRealtimeModel(RealtimeModel):
                 self._worker = None
 
     async def _broadcast(self, event: RealtimeModelEvent) -> None:
+        this_task = asyncio.current_task()
         for listener in list(self._listeners):
+            if self._worker is not this_task:
+                return  # a listener closed the model: later listeners get nothing more
             try:
                 await listener.on_event(event)
             except Exception as error:
                 await self._report(error, event)
 
     async def _report(self, error: Exception, event: RealtimeModelEvent) -> None:
+        this_task = asyncio.current_task()
         failure = RealtimeModelExceptionEvent(
             exception=error, context=f"A listener failed on the {event.type!r} event"
         )
         for listener in list(self._listeners):
+            if self._worker is not this_task:
+                return
             try:
                 await listener.on_event(failure)
             except Exception as nested:

@@ -8,6 +8,9 @@
 - ``openai_agents_realtime_model(transport)`` is a ``RealtimeModel`` over a core
   ``ScriptedRealtimeTransport`` for ``RealtimeSession`` / ``RealtimeRunner``;
   ``wait_for_session_event(session, type)`` waits until the session has processed an event.
+- ``route_openai_agents_models(models)`` is a context manager for code that builds its own
+  agents and calls ``Runner.run`` itself: every run inside it (nested runs included) answers
+  from one ``ScriptedModel``, or from one per agent name, with tracing off.
 
 Keep asserting on the core objects (``calls``, ``assert_complete()``): the adapters only
 translate between the SDK's types and the normalized ones. Importing this module without
@@ -17,6 +20,8 @@ translate between the SDK's types and the normalized ones. Importing this module
 from ._openai_agents_model import openai_agents_model as openai_agents_model
 from ._openai_agents_realtime import openai_agents_realtime_model as openai_agents_realtime_model
 from ._openai_agents_realtime import wait_for_session_event as wait_for_session_event
+from ._openai_agents_route import OpenAIAgentsModelRoute as OpenAIAgentsModelRoute
+from ._openai_agents_route import route_openai_agents_models as route_openai_agents_models
 from ._openai_agents_sandbox import (
     OPENAI_AGENTS_SANDBOX_INTERFACE as OPENAI_AGENTS_SANDBOX_INTERFACE,
 )
@@ -25,9 +30,11 @@ from ._openai_agents_sandbox import openai_agents_sandbox_session as openai_agen
 
 __all__ = [
     "OPENAI_AGENTS_SANDBOX_INTERFACE",
+    "OpenAIAgentsModelRoute",
     "OpenAIAgentsSandboxSession",
     "openai_agents_model",
     "openai_agents_realtime_model",
     "openai_agents_sandbox_session",
+    "route_openai_agents_models",
     "wait_for_session_event",
 ]

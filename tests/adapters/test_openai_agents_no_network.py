@@ -10,10 +10,23 @@ import pytest
 
 pytest.importorskip("agents")
 
-from agents import Agent, ModelTracing, RunConfig, Runner, function_tool
+import httpx
+import openai
+from agents import (
+    Agent,
+    ModelTracing,
+    OpenAIProvider,
+    RunConfig,
+    Runner,
+    flush_traces,
+    function_tool,
+)
+from agents.tracing.processors import BackendSpanExporter
 
 from agents_testing import ScriptedModel, assistant_message, function_call
-from agents_testing.adapters.openai_agents import openai_agents_model
+from agents_testing.adapters.openai_agents import openai_agents_model, route_openai_agents_models
+
+from . import support_desk_app
 
 RUN_CONFIG = RunConfig(tracing_disabled=True)
 
@@ -99,6 +112,60 @@ async def test_tool_workflow_opens_no_socket(network_attempts: Counter[str], str
     assert result.final_output == "It is sunny in Tokyo."
     assert network_attempts == Counter()
     assert [call.request.tracing for call in model.calls] == [ModelTracing.DISABLED] * 2
+
+
+async def test_a_routed_app_opens_no_socket_and_never_uses_the_key(
+    network_attempts: Counter[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Everything that could read OPENAI_API_KEY to reach the network, counted: new OpenAI
+    # clients, the SDK's model provider, HTTP requests and the trace exporter.
+    uses: Counter[str] = Counter()
+    exported: list[Any] = []
+
+    def counting(name: str, real: Any) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            uses[name] += 1
+            return real(*args, **kwargs)
+
+        return wrapper
+
+    for owner, name in [
+        (openai.AsyncOpenAI, "__init__"),
+        (openai.OpenAI, "__init__"),
+        (OpenAIProvider, "get_model"),
+        (httpx.AsyncClient, "send"),
+        (httpx.Client, "send"),
+    ]:
+        monkeypatch.setattr(owner, name, counting(f"{owner.__name__}.{name}", getattr(owner, name)))
+    monkeypatch.setattr(BackendSpanExporter, "export", lambda _self, items: exported.extend(items))
+    models = {
+        "Homework checker": ScriptedModel([[assistant_message('{"is_homework": false}')]] * 2),
+        "Triage": ScriptedModel(
+            [
+                [function_call("to_french", {"input": "invoice"}, call_id="call_fr")],
+                [assistant_message("facture")],
+                [assistant_message("Streamed.")],
+            ]
+        ),
+        "French translator": ScriptedModel(
+            [
+                [function_call("glossary", {"term": "invoice"}, call_id="call_g")],
+                [assistant_message("facture")],
+            ]
+        ),
+    }
+
+    with route_openai_agents_models(models):
+        # The app opens its own trace("Support desk") around the run.
+        assert await support_desk_app.answer("Translate 'invoice'") == "facture"
+        assert await support_desk_app.answer_streamed("Hi") == (["Streamed."], "Streamed.")
+    flush_traces()
+
+    assert network_attempts == Counter()
+    assert uses == Counter()
+    assert [item for item in exported if getattr(item, "name", None) == "Support desk"] == []
+    for model in models.values():
+        model.assert_complete()
 
 
 def test_the_counter_sees_a_connection_attempt(network_attempts: Counter[str]) -> None:

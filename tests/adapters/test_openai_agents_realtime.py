@@ -736,10 +736,13 @@ async def test_a_listener_may_close_the_model_while_events_are_being_delivered()
     transport = ScriptedRealtimeTransport()
     model = openai_agents_realtime_model(transport)
 
+    closed = asyncio.Event()
+
     class ClosingListener(RealtimeModelListener):
         async def on_event(self, event: RealtimeModelEvent) -> None:
-            if isinstance(event, RealtimeModelTurnStartedEvent):
+            if isinstance(event, RealtimeModelTurnStartedEvent) and not closed.is_set():
                 await model.close()
+                closed.set()
 
     recorder = RecordingListener()
     model.add_listener(ClosingListener())
@@ -747,15 +750,99 @@ async def test_a_listener_may_close_the_model_while_events_are_being_delivered()
     await model.connect({})
     transport.emit("turn_started")
     transport.emit("turn_done")  # dropped: the close comes first
-    await recorder.wait_for(3)
+    await closed.wait()
     transport.emit("turn_started", {"response_id": "r2"})
 
-    events = await recorder.wait_for(4)
-    assert events[2:] == [
-        RealtimeModelTurnStartedEvent(),
-        RealtimeModelTurnStartedEvent(response_id="r2"),
-    ]
+    # The close stops delivery at once: the recorder, after the closing listener, never
+    # gets the event the close was made on, only the event emitted after the close.
+    events = await recorder.wait_for(3)
+    assert events[2:] == [RealtimeModelTurnStartedEvent(response_id="r2")]
     assert [call.method for call in transport.calls] == ["connect", "close"]
+
+
+async def test_a_close_from_a_listener_stops_the_current_event_for_later_listeners() -> None:
+    transport = ScriptedRealtimeTransport()
+    model = openai_agents_realtime_model(transport)
+    closed = asyncio.Event()
+
+    class ClosingListener(RealtimeModelListener):
+        async def on_event(self, event: RealtimeModelEvent) -> None:
+            if isinstance(event, RealtimeModelTurnStartedEvent):
+                await model.close()
+                closed.set()
+
+    before, after = RecordingListener(), RecordingListener()
+    model.add_listener(before)
+    model.add_listener(ClosingListener())
+    model.add_listener(after)
+    await model.connect({})
+    await after.wait_for(2)
+
+    transport.emit("turn_started")
+    await closed.wait()
+    await asyncio.sleep(0)
+
+    assert before.events[2:] == [RealtimeModelTurnStartedEvent()]
+    assert after.events[2:] == []
+
+
+async def test_a_listener_that_closes_and_reconnects_stops_the_old_event() -> None:
+    transport = ScriptedRealtimeTransport()
+    model = openai_agents_realtime_model(transport)
+
+    class ReconnectingListener(RealtimeModelListener):
+        async def on_event(self, event: RealtimeModelEvent) -> None:
+            if isinstance(event, RealtimeModelTurnStartedEvent):
+                await model.close()
+                await model.connect({})
+
+    after = RecordingListener()
+    model.add_listener(ReconnectingListener())
+    model.add_listener(after)
+    await model.connect({})
+    await after.wait_for(2)
+
+    transport.emit("turn_started")
+
+    # Only the new connection's status events arrive; the old event is not finished.
+    events = await after.wait_for(4)
+    await asyncio.sleep(0)
+    assert events[2:] == [
+        RealtimeModelConnectionStatusEvent(status="connecting"),
+        RealtimeModelConnectionStatusEvent(status="connected"),
+    ]
+    await model.close()
+
+
+async def test_a_close_while_a_listener_error_is_reported_stops_both_deliveries() -> None:
+    transport = ScriptedRealtimeTransport()
+    model = openai_agents_realtime_model(transport)
+    closed = asyncio.Event()
+
+    class FailingListener(RealtimeModelListener):
+        async def on_event(self, event: RealtimeModelEvent) -> None:
+            if isinstance(event, RealtimeModelTurnStartedEvent):
+                raise ValueError("listener broke")
+
+    class ClosingOnErrorListener(RealtimeModelListener):
+        async def on_event(self, event: RealtimeModelEvent) -> None:
+            if isinstance(event, RealtimeModelExceptionEvent):
+                await model.close()
+                closed.set()
+
+    after = RecordingListener()
+    model.add_listener(FailingListener())
+    model.add_listener(ClosingOnErrorListener())
+    model.add_listener(after)
+    await model.connect({})
+    await after.wait_for(2)
+
+    transport.emit("turn_started")
+    await closed.wait()
+    await asyncio.sleep(0)
+
+    # Neither the exception event nor the event that failed reaches the later listener.
+    assert after.events[2:] == []
 
 
 async def test_a_listener_error_reaches_the_listeners_as_an_exception_event() -> None:
