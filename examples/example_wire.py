@@ -1,0 +1,135 @@
+"""Test code built on the plain ``openai`` and ``anthropic`` clients, at the wire.
+
+The scripted model is served as an OpenAI- or Anthropic-compatible endpoint: the real client
+sends real HTTP requests (to a loopback server, or in-process through an httpx transport),
+its own serialization, parsing and retry logic run, and the test asserts on what it sent.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("openai")
+pytest.importorskip("anthropic")
+pytest.importorskip("httpx")
+
+import json
+
+import anthropic
+import httpx
+import openai
+
+from agents_testing import (
+    ScriptedHTTPError,
+    ScriptedModel,
+    assistant_message,
+    function_call,
+    model_error,
+)
+from agents_testing.adapters.httpx import scripted_transport
+from agents_testing.wire import ScriptedServer
+
+WEATHER_TOOL = {
+    "type": "function",
+    "name": "get_weather",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+}
+
+
+def weather_agent(client, prompt):  # the code under test: a Responses API tool loop
+    conversation = [{"role": "user", "content": prompt}]
+    while True:
+        response = client.responses.create(
+            model="gpt-4.1",
+            instructions="Report the weather.",
+            input=conversation,
+            tools=[WEATHER_TOOL],
+        )
+        calls = [item for item in response.output if item.type == "function_call"]
+        if not calls:
+            return response.output_text
+        for call in calls:
+            city = json.loads(call.arguments)["city"]
+            conversation.append(call.model_dump(exclude_none=True))
+            conversation.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": call.call_id,
+                    "output": f"{city}: sunny",
+                }
+            )
+
+
+def test_openai_responses_over_loopback():
+    model = ScriptedModel(
+        [
+            [function_call("get_weather", {"city": "Tokyo"}, call_id="call_1")],  # turn 1: a tool
+            [assistant_message("It is sunny in Tokyo.")],  # turn 2: answer
+        ]
+    )
+
+    with ScriptedServer(model) as server:
+        client = openai.OpenAI(base_url=server.base_url, api_key="test-key")
+        answer = weather_agent(client, "Weather in Tokyo?")
+
+    assert answer == "It is sunny in Tokyo."
+    first, second = model.calls
+    assert first.request.system_instructions == "Report the weather."
+    assert first.request.tools[0]["name"] == "get_weather"
+    assert second.request.input[-1]["output"] == "Tokyo: sunny"  # the tool's result
+    assert second.request.extra["body"]["model"] == "gpt-4.1"  # the raw JSON body
+    model.assert_complete()
+
+
+def test_openai_chat_completions_in_process():
+    model = ScriptedModel([[assistant_message("Hello!")]])
+    transport = scripted_transport(model)  # no socket at all
+    client = openai.OpenAI(
+        base_url="http://scripted.invalid/v1",
+        api_key="test-key",
+        http_client=httpx.Client(transport=transport),
+    )
+
+    reply = client.chat.completions.create(
+        model="gpt-4.1-mini", messages=[{"role": "user", "content": "Hi"}]
+    )
+
+    assert reply.choices[0].message.content == "Hello!"
+    assert model.last_call.request.input == [{"type": "message", "role": "user", "content": "Hi"}]
+    transport.assert_complete()
+
+
+def test_anthropic_streamed_with_a_retried_overload():
+    model = ScriptedModel(
+        [
+            model_error(ScriptedHTTPError(529, retry_after=0.01)),  # the client retries this
+            [assistant_message("Hello from Claude.")],
+        ]
+    )
+
+    with ScriptedServer(model) as server:
+        client = anthropic.Anthropic(base_url=server.url, api_key="test-key")
+        with client.messages.stream(
+            model="claude-sonnet-4-5", max_tokens=256, messages=[{"role": "user", "content": "Hi"}]
+        ) as stream:
+            text = stream.get_final_text()
+
+    assert text == "Hello from Claude."
+    assert [request.status for request in server.requests] == [529, 200]
+    assert all(call.streamed for call in model.calls)
+    model.assert_complete()
+
+
+def test_one_server_for_several_agents():
+    triage = ScriptedModel([[assistant_message("billing")]])
+    billing = ScriptedModel([[assistant_message("Refund issued.")]])
+
+    # Route by model name; a key starting with "/" routes by path prefix instead.
+    with ScriptedServer({"triage-model": triage, "billing-model": billing}) as server:
+        client = openai.OpenAI(base_url=server.base_url, api_key="test-key")
+        route = client.responses.create(model="triage-model", input="I want a refund")
+        answer = client.responses.create(model="billing-model", input=route.output_text)
+
+    assert answer.output_text == "Refund issued."
+    assert billing.last_call.request.input == "billing"
+    server.assert_complete()  # every model's script was used, no request went astray
