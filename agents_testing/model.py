@@ -13,6 +13,8 @@ from typing import Any, Literal, TypedDict, TypeVar, cast
 
 from . import _describe
 from ._completion import CompletionContext
+from ._records import detach_on_read, stored_value
+from ._sharing import snapshot_sharing
 from ._signals import is_aborted
 from ._snapshot import snapshot
 from .errors import (
@@ -63,57 +65,18 @@ __all__ = [
 ]
 
 
+@dataclasses.dataclass(frozen=True)
 class RecordedModelCall:
-    """One call the code under test made to the model (read-only).
+    """One call the code under test made to the model: a frozen dataclass.
 
-    ``request`` is a detached copy, made the first time it is read from this record: changing
-    it never changes what the model keeps.
+    The model builds the record once, when the call is made, and returns that same record on
+    every read. ``request`` is detached on each read: every access returns a new copy, so
+    changing it never changes the record.
     """
-
-    __slots__ = ("_request", "_source", "index", "streamed")
 
     index: int
     streamed: bool
-    _source: ModelRequest
-    _request: ModelRequest | None
-
-    def __init__(self, index: int, streamed: bool, request: ModelRequest) -> None:
-        object.__setattr__(self, "index", index)
-        object.__setattr__(self, "streamed", streamed)
-        object.__setattr__(self, "_source", request)
-        object.__setattr__(self, "_request", None)
-
-    @property
-    def request(self) -> ModelRequest:
-        """Return this call's request, detached from the model's record."""
-        request: ModelRequest | None = self._request
-        if request is None:
-            request = _detach_request(self._source)
-            object.__setattr__(self, "_request", request)
-        return request
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, RecordedModelCall):
-            return NotImplemented
-        return (self.index, self.streamed, self.request) == (
-            other.index,
-            other.streamed,
-            other.request,
-        )
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return (
-            f"RecordedModelCall(index={self.index}, streamed={self.streamed}, "
-            f"request={self.request!r})"
-        )
+    request: ModelRequest
 
 
 ModelResponder = Callable[
@@ -271,6 +234,32 @@ def _detach_request(request: ModelRequest) -> ModelRequest:
         prompt=snapshot(request.prompt),
         extra=snapshot(request.extra),
     )
+
+
+def _recorded_request(request: ModelRequest, previous: RecordedModelCall | None) -> ModelRequest:
+    """Snapshot ``request`` for the record, sharing what it has in common with ``previous``."""
+    if previous is None:
+        return _detach_request(request)
+    # A run sends the conversation so far on every call: sharing the items the previous
+    # record already holds keeps recording memory linear in the length of the run.
+    before: ModelRequest = stored_value(previous, "request")
+    return ModelRequest(
+        input=snapshot_sharing(request.input, before.input),
+        system_instructions=request.system_instructions,
+        model_settings=snapshot_sharing(request.model_settings, before.model_settings),
+        tools=snapshot_sharing(request.tools, before.tools),
+        handoffs=snapshot_sharing(request.handoffs, before.handoffs),
+        output_type=request.output_type,
+        tracing=request.tracing,
+        signal=request.signal,
+        previous_response_id=request.previous_response_id,
+        conversation_id=request.conversation_id,
+        prompt=snapshot(request.prompt),
+        extra=snapshot(request.extra),
+    )
+
+
+detach_on_read(RecordedModelCall, ("request",), lambda _, request: _detach_request(request))
 
 
 def _check_abort(request: ModelRequest, call_index: int | None) -> None:
@@ -601,7 +590,7 @@ class ScriptedModel(CompletionContext):
         for position, step in enumerate(self._steps):
             step.position = position
         self._scripted = len(self._steps)  # steps ever added: the next step's position
-        self._calls: list[tuple[bool, ModelRequest]] = []  # (streamed, detached request)
+        self._calls: list[RecordedModelCall] = []
         self._advice: dict[int, list[_AdviceRecord]] = {}
         self._violations: list[
             UnexpectedModelCallError
@@ -615,11 +604,8 @@ class ScriptedModel(CompletionContext):
 
     @property
     def calls(self) -> tuple[RecordedModelCall, ...]:
-        """Return every recorded call in call order, each detached from the model's record."""
-        return tuple(
-            RecordedModelCall(index, streamed, request)
-            for index, (streamed, request) in enumerate(self._calls)
-        )
+        """Return every recorded call in call order; each ``request`` read is a new copy."""
+        return tuple(self._calls)
 
     @property
     def first_call(self) -> RecordedModelCall | None:
@@ -725,9 +711,7 @@ class ScriptedModel(CompletionContext):
     # -- internals -----------------------------------------------------------------------
 
     def _read_call(self, position: int) -> RecordedModelCall:
-        index = position % len(self._calls)
-        streamed, request = self._calls[index]
-        return RecordedModelCall(index, streamed, request)
+        return self._calls[position]
 
     def _take(self, request: ModelRequest, *, streamed: bool) -> tuple[int, ModelRequest, _Step]:
         """Record the call and take its step: the part of a call that runs before any await."""
@@ -737,12 +721,15 @@ class ScriptedModel(CompletionContext):
                 "use an adapter from agents_testing.adapters to plug it into a framework."
             )
         _check_abort(request, None)
-        recorded = _detach_request(request)
+        calls = self._calls
+        # Another thread may append meanwhile: any earlier record is as good a base to share
+        # with, since sharing only reuses parts that match exactly.
+        recorded = _recorded_request(request, calls[-1] if calls else None)
         # Frameworks drive sync paths from worker threads: the index and the step must be
         # handed out together, once. The copy above stays outside the lock.
         with self._lock:
-            index = len(self._calls)
-            self._calls.append((streamed, recorded))
+            index = len(calls)
+            calls.append(RecordedModelCall(index, streamed, recorded))
             step = self._steps.popleft() if self._steps else None
         if step is None:
             raise self._violation(

@@ -26,6 +26,7 @@ from typing import Any, Literal, TypeAlias, TypedDict, TypeVar, get_args, overlo
 
 from . import _describe
 from ._completion import CompletionContext
+from ._records import detach_on_read
 from ._signals import AbortSignal, is_aborted
 from ._snapshot import snapshot
 from .errors import (
@@ -124,6 +125,12 @@ class RealtimeErrorEvent(TypedDict):
 
 @dataclass(frozen=True)
 class _RecordedCall:
+    """A recorded call: a frozen dataclass built once, when the call is made.
+
+    The transport hands out that same record on every read. Every field but ``index`` and
+    ``method`` is detached on each read: every access returns a new copy of the data.
+    """
+
     index: int
 
 
@@ -256,18 +263,16 @@ RealtimeTransportCall: TypeAlias = (
     | SendMcpResponseCall
 )
 
-_CallT = TypeVar("_CallT", bound=_RecordedCall)
-
-
-def _detached(record: _CallT) -> _CallT:
-    """Return a new record whose nested data is a fresh snapshot of ``record``'s."""
-    data = {
-        item.name: getattr(record, item.name)
-        for item in dataclasses.fields(record)
-        if item.init and item.name != "index"
-    }
-    # One snapshot for all fields, so data shared between two fields stays shared.
-    return dataclasses.replace(record, **snapshot(data))
+for _record_type in get_args(RealtimeTransportCall):
+    # Every field but ``index`` and ``method`` is data: a fresh copy on each read.
+    detach_on_read(
+        _record_type,
+        [
+            item.name
+            for item in dataclasses.fields(_record_type)
+            if item.init and item.name != "index"
+        ],
+    )
 
 
 # -- helpers -----------------------------------------------------------------------------
@@ -509,8 +514,8 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
 
     @property
     def calls(self) -> tuple[RealtimeTransportCall, ...]:
-        """Return every recorded call in call order, as fresh detached records."""
-        return tuple(_detached(call) for call in self._calls)
+        """Return every recorded call in call order; each read of a data field is a new copy."""
+        return tuple(self._calls)
 
     # -- events --------------------------------------------------------------------------
 
@@ -795,27 +800,31 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         trigger_response: bool | None = None,
     ) -> None:
         """Record a user message."""
-        message_copy, data_copy = snapshot((message, other_event_data))
+        message_copy, data_copy, trigger_copy = snapshot(
+            (message, other_event_data, trigger_response)
+        )
         self._record(
             SendMessageCall(
                 index=len(self._calls),
                 message=message_copy,
                 other_event_data=data_copy,
-                trigger_response=trigger_response,
+                trigger_response=trigger_copy,
             )
         )
 
     def add_image(self, image: str, *, trigger_response: bool | None = None) -> None:
         """Record an image sent to the model."""
+        image_copy, trigger_copy = snapshot((image, trigger_response))
         self._record(
-            AddImageCall(index=len(self._calls), image=image, trigger_response=trigger_response)
+            AddImageCall(index=len(self._calls), image=image_copy, trigger_response=trigger_copy)
         )
 
     def send_audio(
         self, audio: bytes | bytearray | memoryview, *, commit: bool | None = None
     ) -> None:
         """Record an audio chunk; mutable buffers are copied."""
-        self._record(SendAudioCall(index=len(self._calls), audio=snapshot(audio), commit=commit))
+        audio_copy, commit_copy = snapshot((audio, commit))
+        self._record(SendAudioCall(index=len(self._calls), audio=audio_copy, commit=commit_copy))
 
     def update_session_config(self, config: Mapping[str, Any]) -> None:
         """Record a session configuration update."""
@@ -853,20 +862,20 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
 
     def mute(self, muted: bool) -> None:
         """Record a mute change; ``muted`` changes only if the call succeeds."""
-        self._record(MuteCall(index=len(self._calls), muted=muted))
+        self._record(MuteCall(index=len(self._calls), muted=snapshot(muted)))
         self.muted = muted
 
     def send_function_call_output(
         self, tool_call: Mapping[str, Any], output: str, start_response: bool
     ) -> None:
         """Record a tool result sent back to the model."""
-        tool_call_copy, output_copy = snapshot((tool_call, output))
+        tool_call_copy, output_copy, start_copy = snapshot((tool_call, output, start_response))
         self._record(
             SendFunctionCallOutputCall(
                 index=len(self._calls),
                 tool_call=tool_call_copy,
                 output=output_copy,
-                start_response=start_response,
+                start_response=start_copy,
             )
         )
 
@@ -889,12 +898,13 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         self, approval_request: Mapping[str, Any], approved: bool, reason: str | None = None
     ) -> None:
         """Record an answer to an MCP tool approval request."""
+        request_copy, approved_copy, reason_copy = snapshot((approval_request, approved, reason))
         self._record(
             SendMcpResponseCall(
                 index=len(self._calls),
-                approval_request=snapshot(approval_request),
-                approved=approved,
-                reason=reason,
+                approval_request=request_copy,
+                approved=approved_copy,
+                reason=reason_copy,
             )
         )
 
@@ -958,7 +968,7 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         future = expectation.future
         if error is None:
             if not future.done():
-                future.set_result(_detached(call))
+                future.set_result(call)
             return None
         if isinstance(error, (UnexpectedRealtimeCallError, RealtimeCallMatcherError)):
             self._violations.append(error)
@@ -981,7 +991,7 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
             )
         if expectation.matcher is not None:
             try:
-                verdict = expectation.matcher(_detached(call))
+                verdict = expectation.matcher(call)
             except BaseException as error:  # e.g. pytest.fail(), which is a BaseException
                 return error
             if verdict is False:

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict, TypeVar, c
 
 from . import _describe
 from ._completion import CompletionContext
+from ._records import detach_on_read
 from ._snapshot import snapshot
 from .errors import (
     InvalidScriptedSandboxStepError,
@@ -95,7 +96,12 @@ _OUTCOMES: tuple[_Outcome, ...] = ("result", "respond", "error")
 
 @dataclass(frozen=True)
 class SandboxCall:
-    """One recorded call of a scripted sandbox method."""
+    """One recorded call of a scripted sandbox method: a frozen dataclass.
+
+    The session builds the record once, when the call is made, and returns that same record
+    on every read. ``args`` and ``kwargs`` are detached on each read: every access returns a
+    new copy, so changing it never changes the record.
+    """
 
     index: int
     method: str
@@ -205,8 +211,8 @@ class ScriptedSandboxSession(CompletionContext):
 
     @property
     def calls(self) -> tuple[SandboxCall, ...]:
-        """Every call so far, in order, as new detached records on each read."""
-        return tuple(_detached(call) for call in self._calls)
+        """Every call so far, in order; each read of a record's arguments is a new copy."""
+        return tuple(self._calls)
 
     @property
     def remaining_steps(self) -> int:
@@ -282,9 +288,8 @@ class ScriptedSandboxSession(CompletionContext):
         """Record the call, take its step, apply the matcher and produce the outcome."""
         call, step = self._take(method, args, kwargs)
         if step.match is not None:
-            detached = _detached(call)
             try:
-                accepted = step.match(*detached.args, **detached.kwargs) is not False
+                accepted = step.match(*call.args, **call.kwargs) is not False
             except BaseException as error:
                 # An assertion inside the matcher is a rejection too: remember it, so a
                 # framework that turns the error into tool output cannot hide it.
@@ -297,7 +302,7 @@ class ScriptedSandboxSession(CompletionContext):
         if step.outcome == "error":
             raise step.value
         if step.outcome == "respond":
-            return step, step.value(_detached(call))
+            return step, step.value(call)
         return step, step.value
 
     def _take(
@@ -472,12 +477,6 @@ def _summary(call: SandboxCall) -> str:
     return _describe.call(call.method, call.args, call.kwargs)
 
 
-def _detached(call: SandboxCall) -> SandboxCall:
-    return SandboxCall(
-        call.index, call.method, _detach_args(call.method, call.args), snapshot(call.kwargs)
-    )
-
-
 def _detach_args(method: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
     copied = snapshot(args)
     # A manifest object is a class instance, which snapshots keep by identity; the reference
@@ -486,3 +485,7 @@ def _detach_args(method: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
     if method == "apply_manifest" and copied and copied[0] is args[0]:
         copied = (copy.deepcopy(args[0]), *copied[1:])
     return copied
+
+
+detach_on_read(SandboxCall, ("args",), lambda call, args: _detach_args(call.method, args))
+detach_on_read(SandboxCall, ("kwargs",))

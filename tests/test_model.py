@@ -603,28 +603,35 @@ async def test_mutating_a_returned_request_does_not_change_later_reads() -> None
     assert model.first_call.request == make_request("hi", model_settings={"stop": ["x"]})
 
 
-async def test_each_calls_read_gives_new_record_and_request_objects() -> None:
+async def test_each_read_of_request_gives_new_detached_objects() -> None:
     model = ScriptedModel([[assistant_message("a")]])
     await model.get_response(make_request())
 
     first_read, second_read = model.calls, model.calls
 
-    assert first_read is not second_read
-    assert first_read[0] is not second_read[0]
     assert first_read[0].request is not second_read[0].request
     assert first_read[0].request.input is not second_read[0].request.input
-    assert model.last_call is not model.last_call
+    assert model.last_call is not None
+    assert model.last_call.request is not model.last_call.request
 
 
-async def test_one_record_returns_the_same_detached_request_on_every_read() -> None:
+async def test_one_record_is_built_per_call_and_handed_out_on_every_read() -> None:
+    model = ScriptedModel([[assistant_message("a")]])
+    await model.get_response(make_request())
+
+    assert model.calls[0] is model.calls[0] is model.first_call is model.last_call
+
+
+async def test_mutating_a_read_request_changes_neither_the_record_nor_the_next_read() -> None:
     model = ScriptedModel([[assistant_message("a")]])
     await model.get_response(make_request())
     call = model.calls[0]
 
     request = call.request
-    request.input.append({"role": "user", "content": "kept on this record"})
+    request.input.append({"role": "user", "content": "not kept"})
+    request.input[0]["content"] = "changed"
 
-    assert call.request is request
+    assert call.request == make_request()
     assert model.calls[0].request == make_request()
 
 

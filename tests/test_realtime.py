@@ -231,17 +231,20 @@ def test_recorded_calls_are_frozen() -> None:
         call.index = 5  # type: ignore[misc]
 
 
-def test_every_read_of_calls_gives_fresh_detached_records() -> None:
+def test_every_read_of_a_field_gives_a_fresh_detached_copy() -> None:
     transport = ScriptedRealtimeTransport()
     transport.send_event({"type": "a", "items": [1]})
 
     first = transport.calls[0]
     assert isinstance(first, SendEventCall)
-    first.event["items"].append(2)
+    event = first.event
+    event["items"].append(2)
 
     second = transport.calls[0]
+    assert second is first  # one record per call, built when the call is made
+    assert isinstance(second, SendEventCall)
+    assert second.event is not event
     assert second == SendEventCall(index=0, event={"type": "a", "items": [1]})
-    assert second is not first
     assert transport.calls is not transport.calls
 
 
@@ -272,16 +275,20 @@ def test_class_instances_inside_arguments_keep_their_identity() -> None:
     assert call.event["signal"] is marker
 
 
-def test_data_shared_between_fields_stays_shared_in_each_read() -> None:
+def test_data_shared_inside_a_field_stays_shared_in_each_read() -> None:
     transport = ScriptedRealtimeTransport()
     item = {"id": "item_1"}
 
-    transport.reset_history([item], [item])
+    transport.reset_history([item, item], [item])
 
     call = transport.calls[0]
     assert isinstance(call, ResetHistoryCall)
-    assert call.old_history[0] is call.new_history[0]
-    assert call.old_history[0] is not item
+    old_history = call.old_history
+    assert old_history[0] is old_history[1]
+    assert old_history[0] is not item
+    # Each field read is its own snapshot: the two fields do not hand out one object.
+    assert call.new_history[0] is not old_history[0]
+    assert call.new_history == [{"id": "item_1"}]
 
 
 def test_outbound_methods_are_recorded_while_disconnected() -> None:

@@ -481,7 +481,7 @@ def test_sync_responder_gets_a_detached_call_and_its_value_is_returned_as_it_is(
 
     session = scripted_sandbox_session([{"method": "create_editor", "respond": respond}])
     assert session.create_editor({"user": "root"}, mode="rw") is editor
-    assert received == [SandboxCall(0, "create_editor", ({"user": "changed"},), {"mode": "rw"})]
+    assert received == [SandboxCall(0, "create_editor", ({"user": "root"},), {"mode": "rw"})]
     assert session.calls[0].args == ({"user": "root"},)
 
 
@@ -621,16 +621,18 @@ async def test_calls_are_copied_when_the_call_is_made() -> None:
     assert session.calls[0].args == ({"cmd": "ls", "env": {"A": "1"}},)
 
 
-async def test_each_read_of_calls_gives_new_detached_records() -> None:
+async def test_each_read_of_a_records_arguments_gives_a_new_detached_copy() -> None:
     session = scripted_sandbox_session([{"method": "exec", "result": None}])
     await session.exec({"cmd": "ls"}, env={"A": "1"})
     first = session.calls
-    first[0].args[0]["cmd"] = "changed"
-    first[0].kwargs["env"]["A"] = "changed"
+    args, kwargs = first[0].args, first[0].kwargs
+    args[0]["cmd"] = "changed"
+    kwargs["env"]["A"] = "changed"
     second = session.calls
     assert first is not second
-    assert first[0] is not second[0]
-    assert second[0].args == ({"cmd": "ls"},)
+    assert first[0] is second[0]  # one record per call, built when the call is made
+    assert first[0].args is not args
+    assert first[0].args == second[0].args == ({"cmd": "ls"},)
     assert second[0].kwargs == {"env": {"A": "1"}}
 
 

@@ -1,0 +1,356 @@
+"""Snapshots that share unchanged parts with the previous call's record."""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+import pytest
+
+from agents_testing import ModelRequest, ScriptedModel, assistant_message, function_call
+from agents_testing._records import stored_value
+from agents_testing._sharing import snapshot_sharing
+from agents_testing._snapshot import snapshot
+
+
+def assert_same_snapshot(actual: Any, expected: Any) -> None:
+    """Fail unless ``actual`` is indistinguishable from ``expected``, sharing pattern included."""
+    pairs: dict[int, int] = {}
+
+    def walk(a: Any, e: Any, path: str) -> None:
+        assert type(a) is type(e), f"{path}: {type(a).__name__} != {type(e).__name__}"
+        if isinstance(e, (dict, list, tuple, set, bytearray)):
+            if id(e) in pairs:
+                assert pairs[id(e)] == id(a), f"{path}: sharing differs"
+                return
+            pairs[id(e)] = id(a)
+            if isinstance(e, dict):
+                assert list(a) == list(e), f"{path}: keys {list(a)} != {list(e)}"
+                for (ka, va), (ke, ve) in zip(a.items(), e.items(), strict=True):
+                    walk(ka, ke, f"{path}.key")
+                    walk(va, ve, f"{path}[{ke!r}]")
+            elif isinstance(e, (list, tuple)):
+                assert len(a) == len(e), f"{path}: length {len(a)} != {len(e)}"
+                for position, (va, ve) in enumerate(zip(a, e, strict=True)):
+                    walk(va, ve, f"{path}[{position}]")
+            else:
+                assert a == e, path
+        elif isinstance(e, float):
+            assert repr(a) == repr(e), f"{path}: {a!r} != {e!r}"
+        elif isinstance(e, (str, int, bytes, type(None))):
+            assert a == e, f"{path}: {a!r} != {e!r}"
+        else:
+            assert a is e, f"{path}: {a!r} is not the recorded object {e!r}"
+
+    walk(actual, expected, "value")
+    # Two distinct expected containers must not become one actual container.
+    assert len(set(pairs.values())) == len(pairs), "two containers were merged into one"
+
+
+def share_all(values: list[Any]) -> list[Any]:
+    """Snapshot each value in turn against the previous snapshot, as the model records them."""
+    stored: list[Any] = []
+    for value in values:
+        stored.append(snapshot_sharing(value, stored[-1] if stored else None))
+    return stored
+
+
+# -- sharing ---------------------------------------------------------------------------------
+
+
+def test_a_growing_list_shares_the_items_the_previous_snapshot_holds() -> None:
+    conversation: list[Any] = [{"role": "user", "content": "hi", "tags": ["a"]}]
+    first = snapshot_sharing(conversation, None)
+    conversation.append({"role": "assistant", "content": "hello"})
+
+    second = snapshot_sharing(conversation, first)
+
+    assert second is not first
+    assert second[0] is first[0]
+    assert second[1] == {"role": "assistant", "content": "hello"}
+    assert second[1] is not conversation[1]
+
+
+def test_new_but_equal_items_are_shared_too() -> None:
+    # Frameworks often rebuild the input dicts on every turn: position, not identity, counts.
+    first = snapshot_sharing([{"role": "user", "content": "hi"}], None)
+
+    second = snapshot_sharing([{"role": "user", "content": "hi"}, "next"], first)
+
+    assert second[0] is first[0]
+
+
+def test_an_item_mutated_in_place_is_copied_anew_and_the_old_record_keeps_its_value() -> None:
+    item: dict[str, Any] = {"role": "user", "content": "hi", "meta": {"n": [1]}}
+    conversation: list[Any] = [item, {"role": "user", "content": "other"}]
+    first = snapshot_sharing(conversation, None)
+
+    item["meta"]["n"].append(2)
+    second = snapshot_sharing(conversation, first)
+
+    assert first[0] == {"role": "user", "content": "hi", "meta": {"n": [1]}}
+    assert second[0] == {"role": "user", "content": "hi", "meta": {"n": [1, 2]}}
+    assert second[0] is not first[0]
+    assert second[1] is first[1]
+
+
+def test_the_unchanged_parts_of_a_mutated_item_are_still_shared() -> None:
+    item: dict[str, Any] = {"content": "hi", "big": {"rows": list(range(5))}, "n": 1}
+    first = snapshot_sharing([item], None)
+
+    item["n"] = 2
+    second = snapshot_sharing([item], first)
+
+    assert second[0] is not first[0]
+    assert second[0]["big"] is first[0]["big"]
+    assert (first[0]["n"], second[0]["n"]) == (1, 2)
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        pytest.param(1, True, id="int-to-bool"),
+        pytest.param(1, 1.0, id="int-to-float"),
+        pytest.param(0.0, -0.0, id="zero-sign"),
+        pytest.param("1", b"1", id="str-to-bytes"),
+        pytest.param([1], (1,), id="list-to-tuple"),
+        pytest.param(frozenset({1}), frozenset({True}), id="frozenset-members"),
+        pytest.param(math.nan, math.nan, id="nan"),
+    ],
+)
+def test_a_value_that_is_equal_but_distinguishable_is_recorded_as_it_is(
+    before: Any, after: Any
+) -> None:
+    item: dict[str, Any] = {"value": before}
+    first = snapshot_sharing([item], None)
+
+    item["value"] = after
+    second = snapshot_sharing([item], first)
+
+    assert_same_snapshot(second, snapshot([item]))
+    assert_same_snapshot(first, [{"value": before}])
+
+
+def test_a_change_of_dict_key_order_is_recorded() -> None:
+    item = {"a": 1, "b": 2}
+    first = snapshot_sharing([item], None)
+
+    item["a"] = item.pop("a")
+    second = snapshot_sharing([item], first)
+
+    assert list(second[0]) == ["b", "a"]
+    assert list(first[0]) == ["a", "b"]
+
+
+def test_an_object_replaced_by_an_equal_one_is_recorded_by_its_new_identity() -> None:
+    class Tool:
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, Tool)
+
+        __hash__ = object.__hash__
+
+    old_tool, new_tool = Tool(), Tool()
+    item = {"tool": old_tool}
+    first = snapshot_sharing([item], None)
+
+    item["tool"] = new_tool
+    second = snapshot_sharing([item], first)
+
+    assert first[0]["tool"] is old_tool
+    assert second[0]["tool"] is new_tool
+
+
+def test_the_pattern_of_shared_references_is_recorded_as_it_is_now() -> None:
+    shared = {"content": "hi"}
+    first = snapshot_sharing([shared, shared], None)
+    assert first[0] is first[1]
+
+    second = snapshot_sharing([shared, {"content": "hi"}], first)
+    third = snapshot_sharing([shared, shared], second)
+
+    assert second[0] is not second[1]
+    assert third[0] is third[1]
+    assert_same_snapshot(second, snapshot([shared, {"content": "hi"}]))
+
+
+def test_two_distinct_items_never_share_one_old_item() -> None:
+    first = snapshot_sharing([{"k": 1}], None)
+    twin = {"k": 1}
+    second = snapshot_sharing({"a": [twin], "b": [{"k": 1}]}, {"a": first, "b": first})
+
+    assert second["a"][0] is first[0]
+    assert second["b"][0] is not first[0]
+
+
+def test_cycles_are_recorded_and_never_matched_to_an_old_part() -> None:
+    conversation: list[Any] = [{"role": "user", "content": "hi"}]
+    conversation.append(conversation)
+    first = snapshot_sharing(conversation, None)
+
+    second = snapshot_sharing(conversation, first)
+
+    assert second[1] is second
+    assert first[1] is first
+    assert second[0] is first[0]
+
+
+def test_items_inserted_at_the_front_are_recorded_in_their_new_order() -> None:
+    conversation: list[Any] = [{"n": 1}, {"n": 2}]
+    first = snapshot_sharing(conversation, None)
+
+    conversation.insert(0, {"summary": "..."})
+    second = snapshot_sharing(conversation, first)
+
+    assert second == [{"summary": "..."}, {"n": 1}, {"n": 2}]
+    assert first == [{"n": 1}, {"n": 2}]
+
+
+def test_atomic_and_non_container_values_are_returned_as_they_are() -> None:
+    marker = object()
+    assert snapshot_sharing("text", ["old"]) == "text"
+    assert snapshot_sharing(marker, None) is marker
+
+
+class Marker:
+    """An object a snapshot keeps by identity."""
+
+
+def random_value(rng: random.Random, pool: list[Any], depth: int = 0) -> Any:
+    choice = rng.randrange(12 if depth < 3 else 8)
+    if choice == 0:
+        return rng.choice([0, 1, 2, -1])
+    if choice == 1:
+        return rng.choice([True, False])
+    if choice == 2:
+        return rng.choice([0.0, -0.0, 1.0, 1.5, math.nan])
+    if choice == 3:
+        return rng.choice(["", "a", "b"])
+    if choice == 4:
+        return rng.choice([None, b"x"])
+    if choice == 5:
+        return rng.choice(MARKERS)
+    if choice in (6, 7) and pool:
+        return rng.choice(pool)  # a shared reference
+    if choice in (6, 8):
+        value: Any = {
+            rng.choice(["a", "b", "c", "d"]): random_value(rng, pool, depth + 1)
+            for _ in range(rng.randrange(4))
+        }
+    elif choice == 9:
+        value = tuple(random_value(rng, pool, depth + 1) for _ in range(rng.randrange(3)))
+    elif choice == 10:
+        value = bytearray(rng.choice([b"", b"ab"]))
+    else:
+        value = [random_value(rng, pool, depth + 1) for _ in range(rng.randrange(4))]
+    if not isinstance(value, tuple):
+        pool.append(value)
+    return value
+
+
+MARKERS = [Marker(), Marker()]
+
+
+def mutate(rng: random.Random, pool: list[Any]) -> None:
+    """Change one container of the conversation in place."""
+    target = rng.choice(pool)
+    if isinstance(target, dict):
+        key = rng.choice(["a", "b", "c", "d"])
+        action = rng.randrange(3)
+        if action == 0:
+            target[key] = random_value(rng, pool, 2)
+        elif action == 1:
+            target.pop(key, None)
+        elif target:
+            first_key = next(iter(target))
+            target[first_key] = target.pop(first_key)  # same content, new key order
+    elif isinstance(target, list):
+        action = rng.randrange(3)
+        if action == 0:
+            target.append(random_value(rng, pool, 2))
+        elif action == 1 and target:
+            target[rng.randrange(len(target))] = random_value(rng, pool, 2)
+        elif target:
+            target.pop(0)
+    elif isinstance(target, bytearray):
+        target.extend(b"z")
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_every_snapshot_of_a_randomly_mutated_conversation_is_exact(seed: int) -> None:
+    rng = random.Random(seed)
+    pool: list[Any] = []
+    conversation: list[Any] = []
+    pool.append(conversation)
+    stored: list[Any] = []
+    expected: list[Any] = []
+    for _ in range(25):
+        for _ in range(rng.randrange(4)):
+            mutate(rng, pool)
+        for _ in range(rng.randrange(1, 4)):
+            conversation.append(random_value(rng, pool))
+        stored.append(snapshot_sharing(conversation, stored[-1] if stored else None))
+        expected.append(snapshot(conversation))
+        assert_same_snapshot(stored[-1], expected[-1])
+    # Later mutations and later snapshots never changed an earlier snapshot.
+    for before, wanted in zip(stored, expected, strict=True):
+        assert_same_snapshot(before, wanted)
+
+
+# -- through the model ---------------------------------------------------------------------
+
+
+def turn_items(turn: int) -> list[Any]:
+    return [
+        {"type": "message", "role": "user", "content": f"question {turn}"},
+        function_call("lookup", {"q": turn}, call_id=f"c{turn}"),
+        {"type": "function_call_output", "call_id": f"c{turn}", "output": "ok"},
+    ]
+
+
+async def test_model_records_of_a_growing_run_hold_each_item_once() -> None:
+    turns = 30
+    model = ScriptedModel([[assistant_message("ok")]] * turns)
+    conversation: list[Any] = []
+    for turn in range(turns):
+        conversation.extend(turn_items(turn))
+        # Rebuilt every turn, as frameworks do: equal items, new objects.
+        await model.get_response(ModelRequest(input=snapshot(conversation), tools=[{"n": 1}]))
+
+    stored = [stored_value(call, "request") for call in model.calls]
+    item_ids = {id(item) for request in stored for item in request.input}
+    assert len(item_ids) == 3 * turns
+    assert len({id(request.tools) for request in stored}) == 1
+
+
+async def test_model_records_a_shared_item_mutated_between_calls_as_it_was_at_each_call() -> None:
+    model = ScriptedModel([[assistant_message("ok")]] * 3)
+    first_item: dict[str, Any] = {"role": "user", "content": "hi", "attachments": ["a"]}
+    conversation: list[Any] = [first_item]
+    await model.get_response(ModelRequest(input=conversation))
+    conversation.append({"role": "user", "content": "more"})
+    await model.get_response(ModelRequest(input=conversation))
+    first_item["attachments"].append("b")
+    first_item["content"] = "edited"
+    await model.get_response(ModelRequest(input=conversation))
+
+    inputs = [call.request.input for call in model.calls]
+
+    assert inputs[0] == [{"role": "user", "content": "hi", "attachments": ["a"]}]
+    assert inputs[1][0] == {"role": "user", "content": "hi", "attachments": ["a"]}
+    assert inputs[2][0] == {"role": "user", "content": "edited", "attachments": ["a", "b"]}
+    assert inputs[2][1] == {"role": "user", "content": "more"}
+
+
+async def test_reading_a_shared_record_hands_out_an_unshared_copy() -> None:
+    model = ScriptedModel([[assistant_message("ok")]] * 2)
+    conversation: list[Any] = [{"role": "user", "content": "hi"}]
+    await model.get_response(ModelRequest(input=conversation))
+    conversation.append({"role": "user", "content": "more"})
+    await model.get_response(ModelRequest(input=conversation))
+
+    second = model.calls[1].request.input
+    second[0]["content"] = "changed by the test"
+
+    assert model.calls[0].request.input == [{"role": "user", "content": "hi"}]
+    assert model.calls[1].request.input[0] == {"role": "user", "content": "hi"}
