@@ -47,6 +47,7 @@ InvalidScriptedModelStepReason = Literal[
     "invalid_stream",
     "incompatible_call",
     "invalid_output_item",
+    "invalid_stream_event",
 ]
 
 WireRequestReason = Literal[
@@ -170,6 +171,8 @@ _MODEL_STEP_HINTS = {
     "or make the call streamed.",
     "invalid_output_item": "an output item is a mapping such as assistant_message(...) or "
     "function_call(...), or a framework's own output object.",
+    "invalid_stream_event": "script response_started, output_text_delta, response_done or "
+    '{"type": "model", "event": <the framework\'s own event>} events.',
 }
 
 _MODEL_CALL_HINTS = {
@@ -292,7 +295,7 @@ class InvalidScriptedModelOutputError(_StructuredError, ValueError):
             f"ScriptedModel {_position('call', 'call_index', call_index)} "
             f"{_position('output item', 'output_index', output_index)} "
             f"of type {item_type!r} is not valid for {target}: "
-            f"{_shorten(reason, 160).rstrip('.')}. "
+            f"{_shorten(reason, 200).rstrip('.')}. "
             "Fix the item in the script: build it with assistant_message(), function_call() "
             f"or shell_call(), or script {target}'s own output object."
         )

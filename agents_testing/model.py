@@ -37,9 +37,9 @@ from .items import (
 
 _ViolationT = TypeVar(
     "_ViolationT",
-    UnexpectedModelCallError,
-    InvalidScriptedModelStepError,
-    InvalidScriptedModelOutputError,
+    bound=UnexpectedModelCallError
+    | InvalidScriptedModelStepError
+    | InvalidScriptedModelOutputError,
 )
 
 __all__ = [

@@ -67,9 +67,14 @@ except ImportError as _missing:  # the import tests hide the framework to reach 
     ) from _missing
 
 from .. import items as _core
+from ..errors import InvalidScriptedModelOutputError, InvalidScriptedModelStepError
 from ..model import ScriptedModel, ScriptedModelStream
 
+_FRAMEWORK = "openai-agents"
+
 __all__ = ["openai_agents_model"]
+
+_T = typing.TypeVar("_T")
 
 
 def openai_agents_model(model: ScriptedModel) -> Model:
@@ -152,7 +157,7 @@ class _ScriptedAgentsModel(Model):
         except Exception as error:
             self._failed.append(_FailedCall(error, False, request))
             raise
-        return _sdk_model_response(response, call_index)
+        return self._converted(_sdk_model_response, response, call_index)
 
     def stream_response(
         self,
@@ -216,19 +221,29 @@ class _ScriptedAgentsModel(Model):
             if exact:
                 translate = _ExactEventTranslator(call_index)
                 async for event in events:
-                    yield translate(event)
+                    yield self._converted(translate, event)
             else:
                 # A normal step streams only once its response is known (the core computes
                 # it before the first event), so rendering from the final response loses
                 # nothing and lets every event carry the final item ids and indexes.
                 payload = await _response_done_payload(events)
-                for sdk_event in _rendered_events(_completed_response(payload, call_index)):
+                response = self._converted(_completed_response, payload, call_index)
+                for sdk_event in _rendered_events(response):
                     yield sdk_event
         except Exception as error:
             self._failed.append(_FailedCall(error, True, request))
             raise
         finally:
             await events.aclose()
+
+    def _converted(self, convert: typing.Callable[..., _T], *args: Any) -> _T:
+        """Run an output conversion; record a scripted item it refuses as a violation."""
+        try:
+            return convert(*args)
+        except (InvalidScriptedModelOutputError, InvalidScriptedModelStepError) as error:
+            # The runner may turn the error into something else: assert_complete() must
+            # still report the broken script.
+            raise self._model._violation(error) from error.__cause__  # pyright: ignore[reportPrivateUsage]
 
     def _take_failed_request(
         self, error: BaseException, *, streamed: bool
@@ -311,10 +326,13 @@ def _sdk_output_item(item: Any, call_index: int, output_index: int) -> ResponseO
     item_type = data.get("type")
     classes = _output_item_classes()
     if not isinstance(item_type, str) or item_type not in classes:
-        raise ValueError(
-            f"ScriptedModel call #{call_index + 1} output item #{output_index + 1} has type "
-            f"{item_type!r}, which is not a Responses output item type; use one of "
-            f"{', '.join(sorted(classes))}."
+        raise InvalidScriptedModelOutputError(
+            call_index,
+            output_index,
+            item_type if isinstance(item_type, str) else None,
+            f"{item_type!r} is not a Responses output item type (such as message, "
+            "function_call, reasoning or shell_call).",
+            _FRAMEWORK,
         )
     item_class = classes[item_type]
     data = _without_unset(data, item_class)
@@ -337,10 +355,30 @@ def _sdk_output_item(item: Any, call_index: int, output_index: int) -> ResponseO
     try:
         return _output_item_adapter().validate_python(data)
     except ValidationError as error:
-        raise ValueError(
-            f"ScriptedModel call #{call_index + 1} output item #{output_index + 1} "
-            f"({item_type}) is not a valid openai-agents output item: {error}"
+        raise InvalidScriptedModelOutputError(
+            call_index,
+            output_index,
+            item_type,
+            _validation_reason(error, item_class, data),
+            _FRAMEWORK,
         ) from error
+
+
+def _validation_reason(error: ValidationError, item_class: type[BaseModel], data: Any) -> str:
+    """Say in one line what is wrong with an item, as its own type's model sees it."""
+    # The union of item types reports every member's failures (dozens of lines); the item's
+    # own type names only the fields the script can fix.
+    try:
+        item_class.model_validate(data)
+    except ValidationError as own:
+        error = own
+    problems = error.errors()
+    shown = "; ".join(
+        f"{'.'.join(str(part) for part in problem['loc'])}: {problem['msg']}"
+        for problem in problems[:3]
+    )
+    more = f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""
+    return f"{shown}{more}"
 
 
 def _without_unset(item: Mapping[str, Any], item_class: type[BaseModel] | None) -> dict[str, Any]:
@@ -641,17 +679,18 @@ class _ExactEventTranslator:
     def __call__(self, event: Any) -> ResponseStreamEvent:
         sequence_number = next(self._sequence)
         if not isinstance(event, Mapping):
-            raise TypeError(
-                f"ScriptedModel call #{self._call_index + 1} streamed {type(event).__name__}, "
-                'not a normalized stream event; wrap SDK events as {"type": "model", "event": ...}.'
+            raise self._invalid(
+                sequence_number,
+                f"it is a {type(event).__name__}, not a normalized stream event; wrap SDK "
+                'events as {"type": "model", "event": ...}.',
             )
         fields = cast("Mapping[str, Any]", event)
         kind = fields.get("type")
         if kind == "model":
             if "event" not in fields:
-                raise ValueError(
-                    f"ScriptedModel call #{self._call_index + 1} streamed a model event "
-                    'without its "event"; the SDK needs the event to pass on.'
+                raise self._invalid(
+                    sequence_number,
+                    'it is a model event without its "event"; the SDK needs the event to pass on.',
                 )
             return cast("ResponseStreamEvent", fields["event"])
         if kind == "response_started":
@@ -680,9 +719,18 @@ class _ExactEventTranslator:
                 response=_completed_response(payload, self._call_index),
                 sequence_number=sequence_number,
             )
-        raise ValueError(
-            f"ScriptedModel call #{self._call_index + 1} streamed an event of type {kind!r}; "
-            "use response_started, output_text_delta, response_done or model."
+        raise self._invalid(
+            sequence_number,
+            f"its type {kind!r} is not one of response_started, output_text_delta, "
+            "response_done or model.",
+        )
+
+    def _invalid(self, position: int, problem: str) -> InvalidScriptedModelStepError:
+        return InvalidScriptedModelStepError(
+            "invalid_stream_event",
+            call_index=self._call_index,
+            step_type="stream",
+            detail=f"stream event #{position + 1} (event_index={position}): {problem}",
         )
 
 

@@ -71,6 +71,7 @@ except ImportError as _missing:  # the import tests hide the framework to reach 
         extra="langchain",
     ) from _missing
 
+from ..errors import InvalidScriptedModelOutputError, InvalidScriptedModelStepError
 from ..items import ModelRequest, ModelResponse, assistant_message, function_call
 from ..model import ScriptedModel
 
@@ -134,9 +135,10 @@ class ScriptedChatModel(BaseChatModel):
     ) -> ChatResult:
         """Serve a sync non-streamed call: run the core call to completion in this thread."""
         request = _model_request(messages, stop, kwargs)
+        call_index = self._next_call_index()
         with _SyncRunner() as runner:
             response = runner.run(self.scripted_model.get_response(request))
-        return _chat_result(response)
+        return self._chat_result(response, call_index)
 
     async def _agenerate(
         self,
@@ -147,7 +149,20 @@ class ScriptedChatModel(BaseChatModel):
     ) -> ChatResult:
         """Serve an async non-streamed call."""
         request = _model_request(messages, stop, kwargs)
-        return _chat_result(await self.scripted_model.get_response(request))
+        call_index = self._next_call_index()
+        return self._chat_result(await self.scripted_model.get_response(request), call_index)
+
+    def _next_call_index(self) -> int:
+        # The core takes the step before its first await, so this call's index is the next.
+        last = self.scripted_model.last_call
+        return 0 if last is None else last.index + 1
+
+    def _chat_result(self, response: ModelResponse, call_index: int) -> ChatResult:
+        try:
+            return _chat_result(response, call_index)
+        except InvalidScriptedModelOutputError as error:
+            # LangGraph may catch it: assert_complete() must still report the broken script.
+            raise self.scripted_model._violation(error) from None  # pyright: ignore[reportPrivateUsage]
 
     def _stream(
         self,
@@ -158,7 +173,7 @@ class ScriptedChatModel(BaseChatModel):
     ) -> Iterator[ChatGenerationChunk]:
         """Serve a sync streamed call, reading the core stream one event at a time."""
         events = self.scripted_model.stream_response(_model_request(messages, stop, kwargs))
-        chunks = _ChunkTranslator()
+        chunks = _ChunkTranslator(self.scripted_model, events.call_index)
         with _SyncRunner() as runner:
             try:
                 while True:
@@ -180,7 +195,7 @@ class ScriptedChatModel(BaseChatModel):
     ) -> AsyncIterator[ChatGenerationChunk]:
         """Serve an async streamed call."""
         events = self.scripted_model.stream_response(_model_request(messages, stop, kwargs))
-        chunks = _ChunkTranslator()
+        chunks = _ChunkTranslator(self.scripted_model, events.call_index)
         try:
             async for event in events:
                 for chunk in chunks.translate(event):
@@ -283,11 +298,23 @@ def _text(content: str | list[str | dict[Any, Any]]) -> str:
 # -- responses --------------------------------------------------------------------------
 
 
-def _chat_result(response: ModelResponse) -> ChatResult:
+def _chat_result(response: ModelResponse, call_index: int) -> ChatResult:
     texts: list[str] = []
     calls: list[ToolCall] = []
     invalid: list[InvalidToolCall] = []
-    for item in _mappings(response.output):
+    for index, entry in enumerate(response.output):
+        if not isinstance(entry, Mapping):
+            # Other item types have no AIMessage counterpart and are left out, but an object
+            # dropped silently would hide a script written for another framework.
+            raise InvalidScriptedModelOutputError(
+                call_index,
+                index,
+                type(entry).__name__,
+                "the LangChain adapter reads normalized items (mappings) only; script "
+                "assistant_message() or function_call() items.",
+                "LangChain",
+            )
+        item = cast("Mapping[str, Any]", entry)
         if _is_assistant_message(item):
             texts.extend(_output_texts(item))
         elif item.get("type") == "function_call":
@@ -407,12 +434,30 @@ def _output_texts(item: Mapping[str, Any]) -> Iterator[str]:
 class _ChunkTranslator:
     """Turn one call's core stream events into LangChain generation chunks."""
 
-    def __init__(self) -> None:
+    def __init__(self, model: ScriptedModel, call_index: int) -> None:
+        self._model = model
+        self._call_index = call_index
+        self._position = 0
         self._sent_text = False
         self._sent_tool_calls = 0
 
-    def translate(self, event: Any) -> Iterator[ChatGenerationChunk]:
-        """Yield the chunks for one stream event."""
+    def translate(self, event: Any) -> list[ChatGenerationChunk]:
+        """Return the chunks for one stream event; record an event it cannot read."""
+        position = self._position
+        self._position += 1
+        try:
+            return list(self._translate(event))
+        except (KeyError, TypeError) as error:
+            problem = str(error) if isinstance(error, TypeError) else f"it has no {error} key."
+            invalid = InvalidScriptedModelStepError(
+                "invalid_stream_event",
+                call_index=self._call_index,
+                detail=f"stream event #{position + 1} (event_index={position}): {problem}",
+            )
+            # LangGraph may catch it: assert_complete() must still report the broken script.
+            raise self._model._violation(invalid) from error  # pyright: ignore[reportPrivateUsage]
+
+    def _translate(self, event: Any) -> Iterator[ChatGenerationChunk]:
         fields: Mapping[str, Any] = event if isinstance(event, Mapping) else {}  # pyright: ignore[reportUnknownVariableType]
         kind = fields.get("type")
         if kind == "response_started":

@@ -79,12 +79,14 @@ except ImportError as _missing:  # the import tests hide the framework to reach 
         extra="pydantic-ai",
     ) from _missing
 
+from ..errors import InvalidScriptedModelOutputError, InvalidScriptedModelStepError
 from ..items import ModelRequest, ModelResponse, assistant_message, function_call
 from ..model import ScriptedModel
 
 __all__ = ["ScriptedPydanticAIModel", "pydantic_ai_model"]
 
 _MODEL_NAME = "scripted"
+_FRAMEWORK = "pydantic-ai"
 
 
 def pydantic_ai_model(model: ScriptedModel) -> ScriptedPydanticAIModel:
@@ -133,8 +135,15 @@ class ScriptedPydanticAIModel(Model):
         """Serve a non-streamed request with the core model's next step."""
         settings, parameters = self.prepare_request(model_settings, model_request_parameters)
         request = _core_request(messages, settings, parameters)
+        # The core takes the step before its first await, so this call's index is the next.
+        last = self.scripted_model.last_call
+        call_index = 0 if last is None else last.index + 1
         response = await self.scripted_model.get_response(request)
-        return _pydantic_response(response)
+        try:
+            return _pydantic_response(response, call_index)
+        except InvalidScriptedModelOutputError as error:
+            # pydantic-ai may retry or wrap it: assert_complete() must still report it.
+            raise self.scripted_model._violation(error) from None  # pyright: ignore[reportPrivateUsage]
 
     @asynccontextmanager
     async def request_stream(
@@ -160,7 +169,12 @@ class ScriptedPydanticAIModel(Model):
         settings, parameters = self.prepare_request(model_settings, model_request_parameters)
         events = self.scripted_model.stream_response(_core_request(messages, settings, parameters))
         try:
-            yield _ScriptedStreamedResponse(model_request_parameters=parameters, _source=events)
+            yield _ScriptedStreamedResponse(
+                model_request_parameters=parameters,
+                _source=events,
+                _model=self.scripted_model,
+                _call_index=events.call_index,
+            )
         finally:
             # Runs when the agent stops reading early too, so the scripted source is closed.
             await _close(events)
@@ -258,10 +272,10 @@ def _instructions(messages: list[ModelMessage], parameters: ModelRequestParamete
 # -- responses --------------------------------------------------------------------------
 
 
-def _pydantic_response(response: ModelResponse) -> PydanticModelResponse:
+def _pydantic_response(response: ModelResponse, call_index: int) -> PydanticModelResponse:
     parts: list[ModelResponsePart] = []
     for index, item in enumerate(response.output):
-        parts.extend(_response_parts(item, index))
+        parts.extend(_response_parts(item, call_index, index))
     usage = response.usage
     return PydanticModelResponse(
         parts=parts,
@@ -277,18 +291,31 @@ def _pydantic_response(response: ModelResponse) -> PydanticModelResponse:
     )
 
 
-def _response_parts(item: Any, index: int) -> list[ModelResponsePart]:
+def _response_parts(item: Any, call_index: int, index: int) -> list[ModelResponsePart]:
+    if not isinstance(item, Mapping) and isinstance(getattr(item, "part_kind", None), str):
+        return [cast("ModelResponsePart", item)]  # already pydantic-ai's own response part
     kind = _kind(item)
     if kind == "message" and _mapping(item).get("role") == "assistant":
         return [TextPart(content=_message_text(_mapping(item)))]
     if kind == "function_call":
         call = _mapping(item)
-        return [
-            ToolCallPart(str(call["name"]), _arguments(call), tool_call_id=str(call["call_id"]))
-        ]
-    raise ValueError(
-        f"the pydantic-ai adapter cannot turn output item {index + 1} ({item!r}) into a "
-        "response part: script assistant message or function_call items."
+        name = call.get("name")
+        if not isinstance(name, str):
+            raise InvalidScriptedModelOutputError(
+                call_index, index, kind, 'a function_call needs a string "name".', _FRAMEWORK
+            )
+        call_id = call.get("call_id")
+        if call_id is None:
+            return [ToolCallPart(name, _arguments(call))]
+        return [ToolCallPart(name, _arguments(call), tool_call_id=str(call_id))]
+    item_type: str = kind if isinstance(kind, str) else type(cast("object", item)).__name__
+    raise InvalidScriptedModelOutputError(
+        call_index,
+        index,
+        item_type,
+        "pydantic-ai has no response part for it; script message or function_call items, "
+        "or pydantic-ai parts (TextPart, ThinkingPart, ...).",
+        _FRAMEWORK,
     )
 
 
@@ -373,16 +400,40 @@ class _ScriptedStreamedResponse(StreamedResponse):
     """A pydantic-ai stream fed by one core stream."""
 
     _source: AsyncIterator[Any] = field(repr=False)
+    _model: ScriptedModel | None = field(default=None, repr=False)
+    _call_index: int = 0
     _timestamp: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     _sent_text: bool = field(default=False, init=False)
     _sent_tool_calls: bool = field(default=False, init=False)
 
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
+        position = 0
         async for event in self._source:
-            for pydantic_event in self._translate(event):
+            try:
+                translated = list(self._translate(event, position))
+            except InvalidScriptedModelStepError as error:
+                raise self._recorded(error) from None
+            except (KeyError, TypeError) as error:
+                problem = f"it cannot be read ({type(error).__name__}: {error})"
+                raise self._recorded(self._invalid(position, problem)) from error
+            for pydantic_event in translated:
                 yield pydantic_event
+            position += 1
 
-    def _translate(self, event: Any) -> Iterator[ModelResponseStreamEvent]:
+    def _recorded(self, error: InvalidScriptedModelStepError) -> InvalidScriptedModelStepError:
+        # pydantic-ai may wrap it: assert_complete() must still report the broken script.
+        if self._model is None:
+            return error
+        return self._model._violation(error)  # pyright: ignore[reportPrivateUsage]
+
+    def _invalid(self, position: int, problem: str) -> InvalidScriptedModelStepError:
+        return InvalidScriptedModelStepError(
+            "invalid_stream_event",
+            call_index=self._call_index,
+            detail=f"stream event #{position + 1} (event_index={position}): {problem}",
+        )
+
+    def _translate(self, event: Any, position: int) -> Iterator[ModelResponseStreamEvent]:
         kind = _kind(event)
         payload = _mapping(event)
         if kind == "response_started":
@@ -393,11 +444,13 @@ class _ScriptedStreamedResponse(StreamedResponse):
         elif kind == "response_done":
             yield from self._done(_mapping(payload["response"]))
         elif kind == "model":
-            yield from self._raw(payload["event"])
+            yield from self._raw(payload["event"], position)
         else:
-            raise TypeError(
-                f"the pydantic-ai adapter cannot stream {event!r}: script output_text_delta or "
-                'response_done events, or {"type": "model", "event": <pydantic-ai response part>}.'
+            what = f"its type {kind!r}" if isinstance(event, Mapping) else type(event).__name__
+            raise self._invalid(
+                position,
+                f"the pydantic-ai adapter cannot stream {what}; script output_text_delta or "
+                'response_done events, or {"type": "model", "event": <pydantic-ai response part>}.',
             )
 
     def _text(self, vendor_part_id: Any, content: str) -> Iterator[ModelResponseStreamEvent]:
@@ -444,7 +497,7 @@ class _ScriptedStreamedResponse(StreamedResponse):
         self.provider_response_id = response.get("id")
         self.provider_details = _provider_details(response.get("provider_data"))
 
-    def _raw(self, part: Any) -> Iterator[ModelResponseStreamEvent]:
+    def _raw(self, part: Any, position: int) -> Iterator[ModelResponseStreamEvent]:
         if isinstance(part, TextPart):
             self._sent_text = True
             yield from self._text(None, part.content)
@@ -459,9 +512,10 @@ class _ScriptedStreamedResponse(StreamedResponse):
             )
             return
         if not isinstance(getattr(part, "part_kind", None), str):
-            raise TypeError(
+            raise self._invalid(
+                position,
                 "a model event for the pydantic-ai adapter carries a pydantic-ai response part "
-                f"(TextPart, ToolCallPart, ThinkingPart, ...), got {type(part).__name__}."
+                f"(TextPart, ToolCallPart, ThinkingPart, ...), got {type(part).__name__}.",
             )
         yield self._parts_manager.handle_part(vendor_part_id=None, part=part)
 

@@ -29,6 +29,8 @@ from langchain_core.tools import tool
 from pydantic import BaseModel
 
 from agents_testing import (
+    InvalidScriptedModelOutputError,
+    InvalidScriptedModelStepError,
     ModelRequest,
     ModelResponse,
     RecordedModelCall,
@@ -550,7 +552,9 @@ async def test_hand_written_dict_arguments_are_read_as_function_call_writes_them
 def test_a_model_event_must_carry_a_chunk() -> None:
     chat = langchain_chat_model(ScriptedModel([model_stream([{"type": "model", "event": "text"}])]))
 
-    with pytest.raises(TypeError, match="carries an AIMessageChunk or a ChatGenerationChunk"):
+    with pytest.raises(
+        InvalidScriptedModelStepError, match="carries an AIMessageChunk or a ChatGenerationChunk"
+    ):
         list(chat.stream("hi"))
 
 
@@ -560,10 +564,43 @@ def test_a_model_event_must_carry_a_chunk() -> None:
     ids=["bare-chunk", "unknown-type"],
 )
 async def test_an_event_without_a_chunk_shape_is_refused(event: Any) -> None:
-    chat = langchain_chat_model(ScriptedModel([model_stream([event])]))
+    model = ScriptedModel([model_stream([event])])
+    chat = langchain_chat_model(model)
 
-    with pytest.raises(TypeError, match="cannot stream"):
+    with pytest.raises(InvalidScriptedModelStepError, match="cannot stream") as raised:
         [chunk async for chunk in chat.astream("hi")]
+
+    assert (raised.value.reason, raised.value.call_index) == ("invalid_stream_event", 0)
+    assert "Call #1 (call_index=0): stream event #1 (event_index=0): " in str(raised.value)
+    with pytest.raises(InvalidScriptedModelStepError):
+        model.assert_complete()
+
+
+def test_an_event_missing_its_data_is_a_structured_error() -> None:
+    model = ScriptedModel([model_stream([{"type": "response_started"}, {"type": "model"}])])
+
+    with pytest.raises(InvalidScriptedModelStepError) as raised:
+        list(langchain_chat_model(model).stream("hi"))
+
+    assert str(raised.value).endswith("stream event #2 (event_index=1): it has no 'event' key.")
+
+
+async def test_an_output_object_that_is_not_an_item_is_a_structured_error() -> None:
+    model = ScriptedModel([[AIMessage(content="a LangChain message is not an output item")]])
+
+    with pytest.raises(InvalidScriptedModelOutputError) as raised:
+        await langchain_chat_model(model).ainvoke("hi")
+
+    error = raised.value
+    assert (error.call_index, error.output_index, error.item_type, error.framework) == (
+        0,
+        0,
+        "AIMessage",
+        "LangChain",
+    )
+    assert "reads normalized items (mappings) only" in str(error)
+    with pytest.raises(InvalidScriptedModelOutputError):
+        model.assert_complete()
 
 
 # -- the chat model object --------------------------------------------------------------

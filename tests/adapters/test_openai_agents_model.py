@@ -49,6 +49,8 @@ from openai.types.responses.response_reasoning_item import Summary
 from pydantic import BaseModel, ValidationError
 
 from agents_testing import (
+    InvalidScriptedModelOutputError,
+    InvalidScriptedModelStepError,
     ModelRequest,
     ModelResponse,
     ModelRetryAdvice,
@@ -288,17 +290,65 @@ async def test_sdk_output_objects_pass_through_unchanged() -> None:
 async def test_unknown_item_type_is_refused_with_its_position() -> None:
     model = ScriptedModel([[assistant_message("ok"), {"type": "telepathy"}]])
 
-    with pytest.raises(ValueError, match=r"call #1 output item #2 has type 'telepathy'"):
+    with pytest.raises(InvalidScriptedModelOutputError) as raised:
         await respond(model)
 
+    error = raised.value
+    assert (error.call_index, error.output_index, error.item_type, error.framework) == (
+        0,
+        1,
+        "telepathy",
+        "openai-agents",
+    )
+    assert error.reason == (
+        "'telepathy' is not a Responses output item type (such as message, function_call, "
+        "reasoning or shell_call)."
+    )
+    assert str(error).startswith(
+        "ScriptedModel call #1 (call_index=0) output item #2 (output_index=1) of type "
+        "'telepathy' is not valid for openai-agents: "
+    )
+    assert "Fix the item in the script" in str(error)
 
-async def test_invalid_item_is_refused_with_the_sdk_validation_error() -> None:
+
+async def test_invalid_item_is_refused_with_a_one_line_reason_and_recorded() -> None:
     model = ScriptedModel([[{"type": "function_call", "arguments": "{}"}]])  # no name
 
-    with pytest.raises(ValueError, match="not a valid openai-agents output item") as raised:
+    with pytest.raises(InvalidScriptedModelOutputError) as raised:
         await respond(model)
 
-    assert isinstance(raised.value.__cause__, ValidationError)
+    error = raised.value
+    assert isinstance(error, ValueError)
+    assert isinstance(error.__cause__, ValidationError)
+    assert (error.call_index, error.output_index, error.item_type) == (0, 0, "function_call")
+    assert error.reason == "name: Field required"
+    # The runner may wrap or swallow it: assert_complete() reports the broken script again.
+    with pytest.raises(InvalidScriptedModelOutputError) as again:
+        model.assert_complete()
+    assert (again.value.call_index, again.value.reason) == (0, "name: Field required")
+
+
+async def test_invalid_item_in_a_streamed_response_is_refused_and_recorded() -> None:
+    model = ScriptedModel([[assistant_message("ok"), {"type": "telepathy"}]])
+
+    with pytest.raises(InvalidScriptedModelOutputError) as raised:
+        await collect(stream(model))
+
+    assert (raised.value.call_index, raised.value.output_index) == (0, 1)
+    with pytest.raises(InvalidScriptedModelOutputError):
+        model.assert_complete()
+
+
+async def test_invalid_item_through_the_runner_is_reported_by_assert_complete() -> None:
+    model = ScriptedModel([[{"type": "function_call", "arguments": "{}"}]])
+    agent = Agent(name="Assistant", model=openai_agents_model(model))
+
+    with pytest.raises(InvalidScriptedModelOutputError):
+        await run(agent, "hi", stream=False)
+
+    with pytest.raises(InvalidScriptedModelOutputError) as again:
+        model.assert_complete()
+    assert again.value.output_index == 0
 
 
 async def test_output_items_of_several_kinds_run_through_the_runner() -> None:
@@ -709,21 +759,37 @@ async def test_exact_stream_without_response_done_fails_the_run() -> None:
 async def test_unknown_exact_event_type_is_refused() -> None:
     model = ScriptedModel([model_stream([{"type": "telepathy"}])])
 
-    with pytest.raises(ValueError, match="event of type 'telepathy'"):
+    with pytest.raises(InvalidScriptedModelStepError) as raised:
         await collect(stream(model))
+
+    error = raised.value
+    assert (error.reason, error.call_index, error.step_type) == (
+        "invalid_stream_event",
+        0,
+        "stream",
+    )
+    assert str(error) == (
+        "ScriptedModel call #1 is invalid (invalid stream event). Call #1 (call_index=0): "
+        "stream event #1 (event_index=0): its type 'telepathy' is not one of "
+        "response_started, output_text_delta, response_done or model."
+    )
+    with pytest.raises(InvalidScriptedModelStepError):
+        model.assert_complete()
 
 
 async def test_model_event_without_its_event_is_refused() -> None:
     model = ScriptedModel([model_stream([{"type": "model"}])])
 
-    with pytest.raises(ValueError, match='without its "event"'):
+    with pytest.raises(InvalidScriptedModelStepError, match='without its "event"'):
         await collect(stream(model))
 
 
 async def test_exact_event_that_is_not_a_mapping_is_refused() -> None:
     model = ScriptedModel([model_stream([ResponseInProgressEvent.model_construct()])])
 
-    with pytest.raises(TypeError, match=r'wrap SDK events as \{"type": "model"'):
+    with pytest.raises(
+        InvalidScriptedModelStepError, match=r'wrap SDK events as \{"type": "model"'
+    ):
         await collect(stream(model))
 
 

@@ -30,6 +30,8 @@ from pydantic_ai.output import NativeOutput, OutputObjectDefinition
 from pydantic_ai.usage import RunUsage
 
 from agents_testing import (
+    InvalidScriptedModelOutputError,
+    InvalidScriptedModelStepError,
     ModelRequest,
     ModelResponse,
     ScriptedModel,
@@ -325,8 +327,44 @@ async def test_native_output_records_the_output_object() -> None:
 async def test_output_item_without_a_part_fails_with_its_position() -> None:
     model = ScriptedModel([[assistant_message(ANSWER), {"type": "reasoning", "summary": []}]])
 
-    with pytest.raises(ValueError, match=r"output item 2 .*reasoning"):
+    with pytest.raises(InvalidScriptedModelOutputError) as raised:
         await weather_agent(model).run(PROMPT)
+
+    error = raised.value
+    assert (error.call_index, error.output_index, error.item_type, error.framework) == (
+        0,
+        1,
+        "reasoning",
+        "pydantic-ai",
+    )
+    assert error.reason.startswith("pydantic-ai has no response part for it")
+    assert str(error).startswith(
+        "ScriptedModel call #1 (call_index=0) output item #2 (output_index=1) of type "
+        "'reasoning' is not valid for pydantic-ai: "
+    )
+    with pytest.raises(InvalidScriptedModelOutputError):
+        model.assert_complete()
+
+
+async def test_function_call_without_a_name_is_a_structured_error() -> None:
+    model = ScriptedModel([[{"type": "function_call", "call_id": "c", "arguments": "{}"}]])
+
+    with pytest.raises(InvalidScriptedModelOutputError) as raised:
+        await weather_agent(model).run(PROMPT)
+
+    assert (raised.value.output_index, raised.value.reason) == (
+        0,
+        'a function_call needs a string "name".',
+    )
+
+
+async def test_pydantic_ai_response_parts_are_accepted_as_output_items() -> None:
+    model = ScriptedModel([[TextPart(content=ANSWER)]])
+
+    result = await weather_agent(model).run(PROMPT)
+
+    assert result.output == ANSWER
+    model.assert_complete()
 
 
 def test_pydantic_ai_model_wraps_only_a_scripted_model() -> None:
@@ -442,9 +480,27 @@ async def test_leaving_a_stream_early_closes_the_scripted_source() -> None:
 async def test_unknown_stream_event_fails_naming_what_is_supported() -> None:
     model = ScriptedModel([model_stream([{"type": "audio_delta", "delta": "..."}])])
 
-    with pytest.raises(TypeError, match="output_text_delta or response_done"):
+    with pytest.raises(InvalidScriptedModelStepError, match="output_text_delta or response_done"):
         async with weather_agent(model).run_stream(PROMPT) as streamed:
             await streamed.get_output()
+
+    with pytest.raises(InvalidScriptedModelStepError) as again:
+        model.assert_complete()
+    assert (again.value.reason, again.value.call_index) == ("invalid_stream_event", 0)
+    assert "stream event #1 (event_index=0): the pydantic-ai adapter cannot stream its type " in (
+        str(again.value)
+    )
+
+
+async def test_stream_event_missing_its_data_is_a_structured_error() -> None:
+    model = ScriptedModel([model_stream([{"type": "output_text_delta"}])])
+
+    with pytest.raises(InvalidScriptedModelStepError) as raised:
+        async with weather_agent(model).run_stream(PROMPT) as streamed:
+            await streamed.get_output()
+
+    assert raised.value.reason == "invalid_stream_event"
+    assert "it cannot be read (KeyError: 'delta')" in str(raised.value)
 
 
 def done_payload(output: list[Any]) -> dict[str, Any]:
