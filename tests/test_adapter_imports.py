@@ -17,6 +17,7 @@ ADAPTERS = [
     ("agents_testing.adapters.openai_agents", "agents", "openai-agents>=0.24", "openai-agents"),
     ("agents_testing.adapters.pydantic_ai", "pydantic_ai", "pydantic-ai-slim>=1.1", "pydantic-ai"),
     ("agents_testing.adapters.langchain", "langchain_core", "langchain-core>=0.3", "langchain"),
+    ("agents_testing.adapters.httpx", "httpx", "httpx>=0.27", "httpx"),
 ]
 
 # Hide the framework, then report both what importorskip does and the error itself.

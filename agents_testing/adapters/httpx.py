@@ -15,12 +15,14 @@ import sys
 from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any
 
+from ._requirements import framework_import_error
+
 try:
     import httpx
-except ImportError as error:  # pragma: no cover - exercised where httpx is absent
-    raise ImportError(
-        f'agents_testing.adapters.httpx needs httpx: pip install "agents-testing[httpx]" ({error})'
-    ) from error
+except ImportError as _missing:  # the import tests hide httpx to reach this
+    raise framework_import_error(
+        _missing, adapter="agents_testing.adapters.httpx", requirement="httpx>=0.27", extra="httpx"
+    ) from _missing
 
 from ..model import ScriptedModel
 from ..wire import ScriptedEndpoint, WireExchange, WireResponse
