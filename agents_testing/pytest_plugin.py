@@ -183,7 +183,7 @@ def scripted_sandbox(
 ) -> Callable[..., ScriptedSandboxSession]:
     """Return a factory of scripted sandbox sessions checked when the test returns."""
 
-    def make(steps: Iterable[SandboxStep] | None = (), **kwargs: Any) -> ScriptedSandboxSession:
+    def make(steps: Iterable[SandboxStep] = (), **kwargs: Any) -> ScriptedSandboxSession:
         return _register(request, scripted_sandbox_session(steps, **kwargs), _caller(request))
 
     return make

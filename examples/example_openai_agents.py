@@ -55,6 +55,7 @@ def get_weather(city: str) -> str:
 # -- return a fixed response ----------------------------------------------------------------
 
 
+@pytest.mark.asyncio
 async def test_returns_a_deterministic_final_answer() -> None:
     model = ScriptedModel([[assistant_message("Paris is the capital of France.")]])
     agent = Agent(name="Geography assistant", model=openai_agents_model(model))
@@ -69,6 +70,7 @@ async def test_returns_a_deterministic_final_answer() -> None:
 # -- test a tool workflow ---------------------------------------------------------------------
 
 
+@pytest.mark.asyncio
 async def test_runs_a_multi_turn_tool_workflow() -> None:
     model = ScriptedModel(
         [
@@ -97,6 +99,7 @@ async def test_runs_a_multi_turn_tool_workflow() -> None:
 # -- derive a response from the request -------------------------------------------------------
 
 
+@pytest.mark.asyncio
 async def test_derives_a_response_from_the_recorded_request() -> None:
     def answer(call: RecordedModelCall) -> list[Any]:
         # The responder receives the request as it crossed the Model boundary.
@@ -117,6 +120,7 @@ async def test_derives_a_response_from_the_recorded_request() -> None:
 # -- inspect model calls ------------------------------------------------------------------------
 
 
+@pytest.mark.asyncio
 async def test_inspects_what_the_runner_sent_to_the_model() -> None:
     model = ScriptedModel(
         [
@@ -159,6 +163,7 @@ async def test_inspects_what_the_runner_sent_to_the_model() -> None:
 # -- test streaming -----------------------------------------------------------------------------
 
 
+@pytest.mark.asyncio
 async def test_streams_a_normal_response_step() -> None:
     model = ScriptedModel([[assistant_message("Paris is the capital of France.")]])
     agent = Agent(name="Geography assistant", model=openai_agents_model(model))
@@ -176,6 +181,7 @@ async def test_streams_a_normal_response_step() -> None:
     model.assert_complete()
 
 
+@pytest.mark.asyncio
 async def test_streams_exact_events() -> None:
     model = ScriptedModel(
         [
@@ -218,6 +224,7 @@ async def test_streams_exact_events() -> None:
     model.assert_complete()
 
 
+@pytest.mark.asyncio
 async def test_raw_stream_step_fails_a_non_streaming_run() -> None:
     model = ScriptedModel([model_stream([{"type": "response_started"}])])
     agent = Agent(name="Assistant", model=openai_agents_model(model))
@@ -243,6 +250,7 @@ RETRY_ON_ADVICE = ModelSettings(
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["run", "run_streamed"])
+@pytest.mark.asyncio
 async def test_retries_a_failure_with_fixed_advice(stream: bool) -> None:
     advice = ModelRetryAdvice(suggested=True, replay_safety="safe", retry_after=0.0)
     model = ScriptedModel(
@@ -268,6 +276,7 @@ async def test_retries_a_failure_with_fixed_advice(stream: bool) -> None:
     model.assert_complete()
 
 
+@pytest.mark.asyncio
 async def test_retries_a_failure_with_advice_from_a_callback() -> None:
     def advise(request: RetryAdviceRequest) -> ModelRetryAdvice:
         return ModelRetryAdvice(suggested=request.attempt == 1, retry_after=0.0)
@@ -316,6 +325,7 @@ def order_model() -> Iterator[ScriptedModel]:
     model.assert_complete()
 
 
+@pytest.mark.asyncio
 async def test_preserves_the_order_lookup_workflow_contract(order_model: ScriptedModel) -> None:
     agent = create_order_agent(openai_agents_model(order_model))
 
@@ -325,6 +335,7 @@ async def test_preserves_the_order_lookup_workflow_contract(order_model: Scripte
     assert len(order_model.calls) == 2
 
 
+@pytest.mark.asyncio
 async def test_reports_the_drift_when_the_tool_starts_needing_approval() -> None:
     model = ScriptedModel(order_script())
     agent = create_order_agent(openai_agents_model(model), needs_approval=True)

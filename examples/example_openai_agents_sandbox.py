@@ -17,6 +17,7 @@ from agents_testing.adapters.openai_agents import (
 )
 
 
+@pytest.mark.asyncio
 async def test_runs_a_sandbox_agent_shell_workflow_without_a_real_sandbox(
     request: pytest.FixtureRequest,
 ) -> None:
