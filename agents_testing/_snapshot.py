@@ -107,13 +107,12 @@ def _view_into(original: memoryview, data: bytearray) -> memoryview | None:
     new_view: Any
     try:
         offset = _buffer_address(view) - _buffer_address(view.obj)
-        whole = memoryview(data)
+        whole: Any = memoryview(data)
         size = view.itemsize
-        if view.c_contiguous:
-            new_view = whole[offset : offset + view.nbytes]
-            if view.format != "B" or view.ndim != 1:
-                new_view = new_view.cast(view.format, view.shape)
+        if view.ndim != 1 and view.c_contiguous:
+            new_view = whole[offset : offset + view.nbytes].cast(view.format, view.shape)
         elif view.ndim == 1 and view.strides[0] % size == 0:
+            # Also for contiguous views: a view of one item or none may keep any stride.
             count, stride = view.shape[0], view.strides[0]
             start = offset if stride > 0 else offset + (count - 1) * stride
             # The items from the lowest to the highest address; step over the gaps.

@@ -12,6 +12,8 @@ from collections.abc import Awaitable, Callable, Generator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agents_testing.errors import (
     IncompleteRealtimeScenarioError,
@@ -889,6 +891,103 @@ async def test_transport_state_survives_a_failed_run_and_order_numbers_continue(
         transport.assert_complete()
     assert later.value.pending_expectations == ({"order": 3, "method": "close"},)
     transport.close()
+
+
+# -- the cancellation rule, for any ordering ----------------------------------------------
+
+CALLS: dict[str, Callable[[ScriptedRealtimeTransport], object]] = {
+    "interrupt": lambda transport: transport.interrupt(),
+    "mute": lambda transport: transport.mute(True),
+    "send_event": lambda transport: transport.send_event({"type": "ping"}),
+    "request_response": lambda transport: transport.request_response(),
+}
+
+
+class ExerciseBroke(Exception):
+    """The exercise's own error in the cancellation property."""
+
+
+@st.composite
+def scenario_programs(draw: st.DrawFn) -> dict[str, Any]:
+    """Draw expected calls, how many the exercise makes, where it aborts and how it ends."""
+    expected = draw(st.lists(st.sampled_from(sorted(CALLS)), max_size=4))
+    made = draw(st.integers(0, len(expected)))
+    return {
+        "expected": expected,
+        "made": made,
+        "abort_at": draw(st.none() | st.integers(0, made)),
+        # Per gap before each call and at the end: yield to the loop before / after the abort.
+        "yields": draw(
+            st.lists(st.tuples(st.booleans(), st.booleans()), min_size=made + 1, max_size=made + 1)
+        ),
+        "raises": draw(st.booleans()),
+        "signal": draw(st.sampled_from(["asyncio.Event", "threading.Event", "aborted"])),
+    }
+
+
+async def run_program(program: dict[str, Any]) -> tuple[ScriptedRealtimeTransport, Any]:
+    """Run one drawn program; return the transport and what run_scenario returned or raised."""
+    transport = ScriptedRealtimeTransport()
+    signal = make_signal(program["signal"])
+    expected: list[str] = program["expected"]
+
+    def scenario(ctx: RealtimeScenarioContext) -> Awaitable[Any]:
+        return asyncio.gather(*(ctx.expect_call(method) for method in expected))  # type: ignore[arg-type]
+
+    async def exercise() -> str:
+        for gap, (before, after) in enumerate(program["yields"]):
+            if before:
+                await asyncio.sleep(0)
+            if program["abort_at"] == gap:
+                abort(signal)
+            if after:
+                await asyncio.sleep(0)
+            if gap < program["made"]:
+                CALLS[expected[gap]](transport)
+        if program["raises"]:
+            raise ExerciseBroke
+        return "value"
+
+    try:
+        outcome: Any = await transport.run_scenario(
+            scenario=scenario, exercise=exercise, signal=signal
+        )
+    except (
+        ExerciseBroke,
+        IncompleteRealtimeScenarioError,
+        ScriptedRealtimeScenarioCancelledError,
+    ) as error:
+        outcome = error
+    assert only_this_task_is_left()
+    return transport, outcome
+
+
+def pending(expected: list[str], start: int) -> tuple[dict[str, Any], ...]:
+    return tuple(
+        {"order": order, "method": method}
+        for order, method in enumerate(expected[start:], start=start + 1)
+    )
+
+
+@settings(max_examples=100, deadline=None, database=None)
+@given(scenario_programs())
+def test_an_abort_before_the_run_is_decided_always_cancels_it(program: dict[str, Any]) -> None:
+    transport, outcome = asyncio.run(run_program(program))
+    expected, made, abort_at = program["expected"], program["made"], program["abort_at"]
+
+    if abort_at is not None:
+        # Whatever comes after the abort (calls, the exercise's end or error, the scenario's
+        # end), the run is cancelled with what was pending when the signal was aborted.
+        assert isinstance(outcome, ScriptedRealtimeScenarioCancelledError)
+        assert outcome.pending_expectations == pending(expected, abort_at)
+        assert [call.method for call in transport.calls][:abort_at] == expected[:abort_at]
+    elif program["raises"]:
+        assert isinstance(outcome, ExerciseBroke)
+    elif made < len(expected):
+        assert isinstance(outcome, IncompleteRealtimeScenarioError)
+        assert outcome.pending_expectations == pending(expected, made)
+    else:
+        assert outcome == "value"
 
 
 # -- the guide's recipes, against a small session that uses the public transport API ----

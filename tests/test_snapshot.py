@@ -9,6 +9,8 @@ from collections import OrderedDict
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agents_testing._snapshot import snapshot
 
@@ -253,8 +255,20 @@ def test_two_views_of_one_bytearray_share_one_copy() -> None:
         lambda data: memoryview(data)[4:].cast("I"),
         lambda data: memoryview(data).cast("H", (2, 6)),
         lambda data: memoryview(data).cast("I")[::-1],
+        lambda data: memoryview(data)[5:6:2],
+        lambda data: memoryview(data)[30::3],
     ],
-    ids=["slice", "step", "reversed", "read-only", "cast", "2d", "cast-reversed"],
+    ids=[
+        "slice",
+        "step",
+        "reversed",
+        "read-only",
+        "cast",
+        "2d",
+        "cast-reversed",
+        "one-item-step",
+        "empty-step",
+    ],
 )
 def test_view_into_a_shared_bytearray_views_the_same_bytes_of_the_copy(make_view: Any) -> None:
     data = bytearray(range(24))
@@ -283,3 +297,95 @@ def test_snapshot_keeps_dict_keys_and_order() -> None:
 
     assert list(copied) == ["z", key, "a"]
     assert next(k for k in copied if isinstance(k, tuple)) is key
+
+
+# -- the sharing rule, for any graph of containers -------------------------------------------
+
+_ATOMS = st.one_of(st.none(), st.integers(-5, 5), st.text(max_size=3), st.binary(max_size=3))
+
+
+@st.composite
+def shared_graphs(draw: st.DrawFn) -> list[Any]:
+    """Draw lists, dicts, bytearrays and views of them, wired to each other with sharing.
+
+    The nodes are made first and filled afterwards, so any node may hold any other one,
+    itself included (cycles through lists and dicts).
+    """
+    kinds = draw(
+        st.lists(st.sampled_from(["list", "dict", "bytearray", "view"]), min_size=1, max_size=8)
+    )
+    nodes: list[Any] = []
+    buffers: list[bytearray] = []
+    for kind in kinds:
+        if kind == "list":
+            nodes.append([])
+        elif kind == "dict":
+            nodes.append({})
+        else:
+            data = bytearray(draw(st.binary(min_size=0, max_size=12)))
+            buffers.append(data)
+            nodes.append(data)
+            if kind == "view":
+                # A view of a bytearray drawn earlier (often a shared one), sliced somehow.
+                viewed = draw(st.sampled_from(buffers))
+                step = draw(st.sampled_from([1, 2, 3, -1, -2]))
+                start = draw(st.none() | st.integers(-len(viewed) - 1, len(viewed) + 1))
+                view = memoryview(viewed)[start::step]
+                nodes.append(view.toreadonly() if draw(st.booleans()) else view)
+    children = st.one_of(_ATOMS, st.integers(0, len(nodes) - 1).map(lambda index: nodes[index]))
+    for node in nodes:
+        if isinstance(node, list):
+            node.extend(draw(st.lists(children, max_size=4)))
+        elif isinstance(node, dict):
+            for key in draw(st.lists(st.text(max_size=2), max_size=4, unique=True)):
+                node[key] = draw(children)
+    return nodes
+
+
+def _assert_copied_with_the_same_sharing(original: Any, copied: Any) -> None:
+    """Walk both graphs together: each container maps to one new container, one to one."""
+    copies: dict[int, Any] = {}
+    originals_of: dict[int, Any] = {}
+    pending = [(original, copied)]
+    while pending:
+        old, new = pending.pop()
+        if type(old) not in (list, dict, bytearray, memoryview):
+            assert new is old  # atoms are kept as they are
+            continue
+        assert type(new) is type(old)
+        if id(old) in copies:
+            assert copies[id(old)] is new, "a shared container was copied twice"
+            continue
+        assert new is not old, "a container was not copied"
+        assert id(new) not in originals_of, "two containers became one"
+        copies[id(old)] = new
+        originals_of[id(new)] = old
+        if isinstance(old, list):
+            assert len(new) == len(old)
+            pending.extend(zip(old, new, strict=True))
+        elif isinstance(old, dict):
+            assert list(new) == list(old)
+            pending.extend((old[key], new[key]) for key in old)
+        elif isinstance(old, bytearray):
+            assert new == old
+        else:
+            assert (new.tolist(), new.readonly, new.strides) == (
+                old.tolist(),
+                old.readonly,
+                old.strides,
+            )
+            pending.append((old.obj, new.obj))  # the view's buffer follows the same rule
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(shared_graphs())
+def test_snapshot_keeps_every_sharing_and_only_that(nodes: list[Any]) -> None:
+    copied = snapshot(nodes)
+
+    _assert_copied_with_the_same_sharing(nodes, copied)
+    # Detached: overwriting every original buffer leaves the copies as they were.
+    before = [bytes(node) for node in copied if isinstance(node, bytearray)]
+    for node in nodes:
+        if isinstance(node, bytearray):
+            node[:] = bytes(byte ^ 0xFF for byte in node)
+    assert [bytes(node) for node in copied if isinstance(node, bytearray)] == before

@@ -32,6 +32,7 @@ try:
     from agents.usage import RequestUsage, Usage
     from openai.types.responses import (
         Response,
+        ResponseApplyPatchToolCall,
         ResponseCompletedEvent,
         ResponseContentPartAddedEvent,
         ResponseContentPartDoneEvent,
@@ -46,6 +47,13 @@ try:
         ResponseOutputMessage,
         ResponseOutputRefusal,
         ResponseOutputText,
+        ResponseReasoningItem,
+        ResponseReasoningSummaryPartAddedEvent,
+        ResponseReasoningSummaryPartDoneEvent,
+        ResponseReasoningSummaryTextDeltaEvent,
+        ResponseReasoningSummaryTextDoneEvent,
+        ResponseReasoningTextDeltaEvent,
+        ResponseReasoningTextDoneEvent,
         ResponseRefusalDeltaEvent,
         ResponseRefusalDoneEvent,
         ResponseStreamEvent,
@@ -54,6 +62,12 @@ try:
         ResponseUsage,
     )
     from openai.types.responses.response_prompt_param import ResponsePromptParam
+    from openai.types.responses.response_reasoning_summary_part_added_event import (
+        Part as SummaryPartAdded,
+    )
+    from openai.types.responses.response_reasoning_summary_part_done_event import (
+        Part as SummaryPartDone,
+    )
     from openai.types.responses.response_text_delta_event import Logprob as DeltaLogprob
     from openai.types.responses.response_text_done_event import Logprob as DoneLogprob
     from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
@@ -83,7 +97,9 @@ def openai_agents_model(model: ScriptedModel) -> Model:
     Non-streamed calls return an ``agents.items.ModelResponse``; streamed calls yield Responses
     stream events. A normal response step is streamed as ``response.created``,
     ``response.in_progress``, per-item ``output_item``/``content_part``/``output_text`` events
-    and one final ``response.completed``. The events of an exact stream step
+    (``function_call_arguments`` and ``reasoning_summary``/``reasoning_text`` events for those
+    items; ``output_item.added`` shows each item in progress, before its content) and one
+    final ``response.completed``. The events of an exact stream step
     (``model_stream``) map one to one instead: ``response_started`` -> ``response.created``,
     ``output_text_delta`` -> ``response.output_text.delta``, ``response_done`` ->
     ``response.completed`` and ``model`` -> its ``event`` unchanged.
@@ -573,8 +589,11 @@ def _rendered_events(response: Response) -> Iterator[ResponseStreamEvent]:
         )
         if isinstance(item, ResponseOutputMessage):
             yield from _message_events(item, output_index, sequence)
+        elif isinstance(item, ResponseReasoningItem):
+            yield from _reasoning_events(item, output_index, sequence)
         elif isinstance(item, ResponseFunctionToolCall):
-            item_id = item.id or item.call_id
+            # Only a missing id falls back to the call id: "" is an id the events keep.
+            item_id = item.call_id if item.id is None else item.id
             yield ResponseFunctionCallArgumentsDeltaEvent(
                 type="response.function_call_arguments.delta",
                 delta=item.arguments,
@@ -602,11 +621,77 @@ def _rendered_events(response: Response) -> Iterator[ResponseStreamEvent]:
 
 
 def _in_progress_item(item: ResponseOutputItem) -> ResponseOutputItem:
+    """Return ``item`` as ``response.output_item.added`` shows it: before its content streams."""
     if isinstance(item, ResponseOutputMessage):
         return item.model_copy(update={"content": [], "status": "in_progress"}, deep=True)
     if isinstance(item, ResponseFunctionToolCall):
         return item.model_copy(update={"arguments": "", "status": "in_progress"}, deep=True)
+    if isinstance(item, ResponseReasoningItem):
+        # The summary and reasoning text arrive through their own events; the encrypted
+        # content only with the finished item.
+        update: dict[str, Any] = {
+            "summary": [],
+            "content": None if item.content is None else [],
+            "encrypted_content": None,
+            "status": "in_progress",
+        }
+        return item.model_copy(update=update, deep=True)
+    if isinstance(item, ResponseApplyPatchToolCall):
+        # No Responses event streams an operation, so the added item already carries it.
+        return item.model_copy(update={"status": "in_progress"}, deep=True)
     return item.model_copy(deep=True)
+
+
+def _reasoning_events(
+    item: ResponseReasoningItem, output_index: int, sequence: Iterator[int]
+) -> Iterator[ResponseStreamEvent]:
+    for summary_index, summary in enumerate(item.summary):
+        where: dict[str, Any] = {
+            "item_id": item.id,
+            "output_index": output_index,
+            "summary_index": summary_index,
+        }
+        yield ResponseReasoningSummaryPartAddedEvent(
+            type="response.reasoning_summary_part.added",
+            part=SummaryPartAdded(type="summary_text", text=""),
+            sequence_number=next(sequence),
+            **where,
+        )
+        yield ResponseReasoningSummaryTextDeltaEvent(
+            type="response.reasoning_summary_text.delta",
+            delta=summary.text,
+            sequence_number=next(sequence),
+            **where,
+        )
+        yield ResponseReasoningSummaryTextDoneEvent(
+            type="response.reasoning_summary_text.done",
+            text=summary.text,
+            sequence_number=next(sequence),
+            **where,
+        )
+        yield ResponseReasoningSummaryPartDoneEvent(
+            type="response.reasoning_summary_part.done",
+            part=SummaryPartDone(type="summary_text", text=summary.text),
+            sequence_number=next(sequence),
+            **where,
+        )
+    for content_index, content in enumerate(item.content or ()):
+        yield ResponseReasoningTextDeltaEvent(
+            type="response.reasoning_text.delta",
+            item_id=item.id,
+            output_index=output_index,
+            content_index=content_index,
+            delta=content.text,
+            sequence_number=next(sequence),
+        )
+        yield ResponseReasoningTextDoneEvent(
+            type="response.reasoning_text.done",
+            item_id=item.id,
+            output_index=output_index,
+            content_index=content_index,
+            text=content.text,
+            sequence_number=next(sequence),
+        )
 
 
 def _message_events(

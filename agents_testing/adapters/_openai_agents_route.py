@@ -34,6 +34,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from types import TracebackType
 from typing import Any, cast
 
+from ._requirements import framework_import_error
+
 try:
     import agents.run as _agents_run
     import agents.tracing as _agents_tracing
@@ -48,11 +50,13 @@ try:
     from agents.tracing import Span, Trace, TraceProvider, TracingConfig, TracingProcessor
     from agents.tracing.spans import TSpanData
     from openai.types.responses.response_prompt_param import ResponsePromptParam
-except ImportError as error:  # pragma: no cover - exercised in a subprocess by the tests
-    raise ImportError(
-        "agents_testing.adapters.openai_agents needs the OpenAI Agents SDK; install it with "
-        'pip install "agents-testing[openai-agents]"'
-    ) from error
+except ImportError as _missing:  # the import tests hide the framework to reach this
+    raise framework_import_error(
+        _missing,
+        adapter="agents_testing.adapters.openai_agents",
+        requirement="openai-agents>=0.24",
+        extra="openai-agents",
+    ) from _missing
 
 from ..errors import UnscriptedAgentError, UnscriptedAgentReason
 from ..model import ScriptedModel

@@ -3,8 +3,8 @@
 An adapter's test module subclasses ``ModelAdapterContract`` and sets ``harness`` to an
 object that knows how to run that framework's agent loop. The contract then checks, with
 the same scripts for every framework: a tool loop (plain and streamed), error propagation,
-the recorded request's shape, an unexpected extra call, and ``assert_complete`` after an
-early exit.
+the recorded request's shape and the read helpers on it, an unexpected extra call, and
+``assert_complete`` after an early exit.
 
 The harness agent has one tool, ``get_weather(city: str) -> str``, that returns
 ``f"{city}: sunny"``.
@@ -130,6 +130,21 @@ class ModelAdapterContract:
         assert call.streamed is stream
         assert PROMPT in user_texts(call.request)
         assert self.harness.tool_names(call.request) == ["get_weather"]
+
+    async def test_read_helpers_read_the_same_on_every_framework(self, stream: bool) -> None:
+        model = ScriptedModel(tool_script())
+
+        await self.harness.run(model, PROMPT, stream=stream)
+
+        first, second = (call.request for call in model.calls)
+        # The framework's own tool objects, read by name the same way everywhere.
+        assert first.tool_names == second.tool_names == ("get_weather",)
+        assert first.tool_names == tuple(self.harness.tool_names(first))
+        assert first.handoff_names == second.handoff_names == ()
+        assert first.last_user_text == second.last_user_text == PROMPT
+        assert first.tool_outputs == {}
+        assert list(second.tool_outputs) == ["call_1"]
+        assert "Tokyo: sunny" in str(second.tool_outputs["call_1"])
 
     async def test_scripted_model_error_reaches_the_caller(self, stream: bool) -> None:
         failure = ContractError("model unavailable")

@@ -18,7 +18,9 @@ from agents import (
     Agent,
     AgentOutputSchemaBase,
     FunctionTool,
+    GuardrailFunctionOutput,
     Handoff,
+    InputGuardrailTripwireTriggered,
     ModelRetrySettings,
     ModelSettings,
     ModelTracing,
@@ -27,6 +29,7 @@ from agents import (
     RunResult,
     RunResultStreaming,
     function_tool,
+    input_guardrail,
     retry_policies,
 )
 from agents import ModelResponse as SdkModelResponse
@@ -56,6 +59,7 @@ from agents_testing import (
     ModelRetryAdvice,
     RetryAdviceRequest,
     ScriptedModel,
+    UnconsumedModelStepsError,
     UnexpectedModelCallError,
     Usage,
     assistant_message,
@@ -63,6 +67,7 @@ from agents_testing import (
     model_error,
     model_responder,
     model_stream,
+    optional_step,
 )
 from agents_testing.adapters.openai_agents import openai_agents_model
 
@@ -539,6 +544,133 @@ async def test_normal_step_streams_the_full_responses_event_sequence() -> None:
     ] == completed.output
 
 
+EMPTY_ID_ITEMS = [
+    pytest.param(
+        {**function_call("get_weather", {"city": "Tokyo"}, call_id="call_1"), "id": ""},
+        id="function_call",
+    ),
+    pytest.param({**assistant_message("Hi."), "id": ""}, id="message"),
+    pytest.param(
+        {
+            "type": "reasoning",
+            "id": "",
+            "summary": [{"type": "summary_text", "text": "Think."}],
+            "content": [{"type": "reasoning_text", "text": "Step."}],
+        },
+        id="reasoning",
+    ),
+]
+
+
+@pytest.mark.parametrize("item", EMPTY_ID_ITEMS)
+async def test_an_empty_item_id_stays_empty_in_every_event_of_the_item(
+    item: dict[str, Any],
+) -> None:
+    model = ScriptedModel([[item]])
+
+    events = await collect(stream(model))
+
+    item_events = [event for event in events if getattr(event, "output_index", None) == 0]
+    assert len(item_events) > 2  # added, the item's own events, done
+    for event in item_events:
+        if hasattr(event, "item_id"):
+            assert event.item_id == "", event.type
+        else:
+            assert event.item.id == "", event.type
+
+
+async def test_a_function_call_without_an_id_names_its_events_by_call_id() -> None:
+    model = ScriptedModel([[function_call("get_weather", {"city": "Tokyo"}, call_id="call_1")]])
+
+    events = await collect(stream(model))
+
+    assert {event.item_id for event in events if hasattr(event, "item_id")} == {"call_1"}
+
+
+REASONING = {
+    "type": "reasoning",
+    "id": "rs_1",
+    "summary": [
+        {"type": "summary_text", "text": "First."},
+        {"type": "summary_text", "text": "Second."},
+    ],
+    "content": [{"type": "reasoning_text", "text": "Because."}],
+    "encrypted_content": "opaque",
+}
+
+
+async def test_reasoning_item_is_added_in_progress_without_its_final_content() -> None:
+    model = ScriptedModel([[REASONING]])
+
+    events = await collect(stream(model))
+
+    added = next(event for event in events if event.type == "response.output_item.added")
+    done = next(event for event in events if event.type == "response.output_item.done")
+    assert added.item == ResponseReasoningItem(
+        id="rs_1", type="reasoning", summary=[], content=[], status="in_progress"
+    )
+    assert done.item == events[-1].response.output[0]  # the item as scripted
+    assert [part.text for part in done.item.summary] == ["First.", "Second."]
+    assert done.item.encrypted_content == "opaque"
+
+
+async def test_reasoning_summary_and_text_stream_as_reasoning_events() -> None:
+    model = ScriptedModel([[REASONING]])
+
+    events = await collect(stream(model))
+
+    assert [event.type for event in events] == [
+        "response.created",
+        "response.in_progress",
+        "response.output_item.added",
+        *[
+            "response.reasoning_summary_part.added",
+            "response.reasoning_summary_text.delta",
+            "response.reasoning_summary_text.done",
+            "response.reasoning_summary_part.done",
+        ]
+        * 2,
+        "response.reasoning_text.delta",
+        "response.reasoning_text.done",
+        "response.output_item.done",
+        "response.completed",
+    ]
+    assert [event.sequence_number for event in events] == list(range(len(events)))
+    second = events[7:11]
+    assert [event.summary_index for event in second] == [1, 1, 1, 1]
+    assert second[0].part.text == ""
+    assert (second[1].delta, second[2].text, second[3].part.text) == (
+        "Second.",
+        "Second.",
+        "Second.",
+    )
+    assert (events[11].content_index, events[11].delta, events[12].text) == (
+        0,
+        "Because.",
+        "Because.",
+    )
+
+
+async def test_apply_patch_call_is_added_in_progress() -> None:
+    patch = {
+        "type": "apply_patch_call",
+        "call_id": "call_patch",
+        "operation": {"type": "create_file", "path": "a.txt", "diff": "+hello\n"},
+    }
+    model = ScriptedModel([[patch]])
+
+    events = await collect(stream(model))
+
+    added = next(event for event in events if event.type == "response.output_item.added")
+    done = next(event for event in events if event.type == "response.output_item.done")
+    assert added.item.type == "apply_patch_call"
+    assert added.item.status == "in_progress"
+    assert done.item.status == "completed"
+    # The Responses stream has no event that delivers an operation later, so it stays.
+    assert added.item.operation == done.item.operation
+    assert added.item.call_id == done.item.call_id == "call_patch"
+
+
 async def test_streamed_events_are_copies_of_the_final_output() -> None:
     model = ScriptedModel([[assistant_message("Hello.")]])
 
@@ -974,6 +1106,10 @@ async def test_recorded_request_holds_the_sdks_own_objects() -> None:
     [transfer] = request.handoffs
     assert isinstance(transfer, Handoff)
     assert transfer.agent_name == "Billing"
+    # The read helpers give the names the model sees; the handoff is not one of the tools.
+    assert request.handoff_names == ("transfer_to_billing",)
+    assert request.tool_names == ("get_weather",)
+    assert request.last_user_text == "Where?"
     assert isinstance(request.output_type, AgentOutputSchemaBase)
     assert not request.output_type.is_plain_text()
     assert request.tracing is ModelTracing.DISABLED
@@ -1120,3 +1256,71 @@ def test_import_without_the_sdk_names_the_extra() -> None:
     )
 
     assert 'pip install "agents-testing[openai-agents]"' in completed.stdout
+
+
+# -- optional steps: a model call that may or may not happen ---------------------------------
+
+
+@input_guardrail(run_in_parallel=True)
+def parallel_blocklist(context: Any, agent: Agent[Any], prompt: Any) -> GuardrailFunctionOutput:
+    """Trip on every prompt, while the model call runs next to it."""
+    return GuardrailFunctionOutput(output_info="blocked", tripwire_triggered=True)
+
+
+@input_guardrail(run_in_parallel=False)
+def blocking_blocklist(context: Any, agent: Agent[Any], prompt: Any) -> GuardrailFunctionOutput:
+    """Trip on every prompt before the model is called."""
+    return GuardrailFunctionOutput(output_info="blocked", tripwire_triggered=True)
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+async def test_model_call_racing_a_tripped_parallel_guardrail_is_an_optional_step(
+    stream: bool,
+) -> None:
+    model = ScriptedModel([optional_step([assistant_message("never shown")])])
+    agent = Agent(
+        name="Assistant",
+        model=openai_agents_model(model),
+        input_guardrails=[parallel_blocklist],
+    )
+
+    with pytest.raises(InputGuardrailTripwireTriggered):
+        await run(agent, "forbidden request", stream=stream)
+
+    # Whether the SDK made the model call before the guardrail tripped is up to its
+    # scheduling: the optional step passes either way.
+    assert len(model.calls) == 1 - model.remaining_steps
+    model.assert_complete()
+
+
+async def test_optional_step_left_unused_by_a_blocking_guardrail_passes() -> None:
+    model = ScriptedModel([optional_step([assistant_message("never shown")])])
+    agent = Agent(
+        name="Assistant",
+        model=openai_agents_model(model),
+        input_guardrails=[blocking_blocklist],
+    )
+
+    with pytest.raises(InputGuardrailTripwireTriggered):
+        await run(agent, "forbidden request", stream=False)
+
+    assert (len(model.calls), model.remaining_steps) == (0, 1)
+    model.assert_complete()
+
+
+async def test_the_same_step_without_optional_is_reported_unused() -> None:
+    model = ScriptedModel([[assistant_message("never shown")]])
+    agent = Agent(
+        name="Assistant",
+        model=openai_agents_model(model),
+        input_guardrails=[blocking_blocklist],
+    )
+
+    with pytest.raises(InputGuardrailTripwireTriggered):
+        await run(agent, "forbidden request", stream=False)
+
+    with pytest.raises(UnconsumedModelStepsError) as raised:
+        model.assert_complete()
+    assert raised.value.pending_steps == (
+        {"step_index": 0, "type": "response", "summary": "assistant message 'never shown'"},
+    )

@@ -43,6 +43,7 @@ from agents_testing import (
     model_error,
     model_responder,
 )
+from agents_testing.adapters._openai_agents_route import _routed_run_config
 from agents_testing.adapters.openai_agents import (
     OpenAIAgentsModelRoute,
     openai_agents_model,
@@ -220,6 +221,43 @@ def sync_runner_loop() -> Iterator[None]:
     loop.close()
 
 
+async def test_routes_a_streamed_agent_tool_inside_a_streamed_run() -> None:
+    events: list[str] = []
+    writer = Agent(name="Writer", model="gpt-4.1")
+    editor = Agent(
+        name="Editor",
+        model="gpt-4.1",
+        tools=[
+            writer.as_tool(
+                tool_name="write",
+                tool_description="Write a draft.",
+                on_stream=lambda event: events.append(event["event"].type),
+            )
+        ],
+    )
+    models = {
+        "Editor": ScriptedModel(
+            [
+                [function_call("write", {"input": "a haiku"}, call_id="call_w")],
+                [assistant_message("Edited draft.")],
+            ]
+        ),
+        "Writer": ScriptedModel([[assistant_message("Draft.")]]),
+    }
+
+    with route_openai_agents_models(models) as route:
+        result = Runner.run_streamed(editor, "Write a haiku")
+        async for _ in result.stream_events():
+            pass
+
+    assert result.final_output == "Edited draft."
+    assert route.agent_names == ("Editor", "Writer", "Editor")
+    assert [call.streamed for call in models["Writer"].calls] == [True]
+    assert "raw_response_event" in events
+    for model in models.values():
+        model.assert_complete()
+
+
 @pytest.mark.usefixtures("sync_runner_loop")
 def test_routes_a_synchronous_run() -> None:
     model = ScriptedModel([not_homework(), [assistant_message("Sync hello.")]])
@@ -270,6 +308,18 @@ async def test_keeps_the_apps_run_config_and_input_filter() -> None:
     assert config.model is None
     assert config.call_model_input_filter is shout
     assert config.tracing_disabled is False
+
+
+async def test_keeps_a_run_config_given_as_a_dict() -> None:
+    model = ScriptedModel([[assistant_message("OK.")]])
+    config: dict[str, Any] = {"model_settings": ModelSettings(temperature=0.5)}
+
+    with route_openai_agents_models(model):
+        result = await Runner.run(Agent(name="Assistant", model="gpt-4.1"), "hi", run_config=config)
+
+    assert result.final_output == "OK."
+    assert model.calls[0].request.model_settings["temperature"] == 0.5
+    assert config == {"model_settings": ModelSettings(temperature=0.5)}
 
 
 async def test_routes_retries_to_the_model_that_failed() -> None:
@@ -537,6 +587,33 @@ async def test_a_run_still_going_after_the_block_fails_loudly() -> None:
     assert "finish the run inside the block" in str(raised.value)
 
 
+async def test_a_model_call_without_its_agent_is_refused() -> None:
+    # The route learns the calling agent from call_model_input_filter, which the SDK calls
+    # before every model call; if a future SDK stopped doing so, calls must fail loudly.
+    route = route_openai_agents_models({"Assistant": ScriptedModel([])})
+    with route:
+        routed = _routed_run_config(None, route)
+        assert isinstance(routed, dict)
+        with pytest.raises(UnscriptedAgentError) as raised:
+            await routed["model"].get_response(
+                None,
+                "hi",
+                ModelSettings(),
+                [],
+                None,
+                [],
+                ModelTracing.DISABLED,
+                previous_response_id=None,
+                conversation_id=None,
+                prompt=None,
+            )
+        route._errors.clear()  # pyright: ignore[reportPrivateUsage]
+
+    assert raised.value.reason == "unknown_agent"
+    assert raised.value.agent_name is None
+    assert "no longer calls RunConfig.call_model_input_filter" in str(raised.value)
+
+
 # -- bad input ----------------------------------------------------------------------------------
 
 
@@ -552,6 +629,16 @@ async def test_a_run_still_going_after_the_block_fails_loudly() -> None:
         ),
         ({1: ScriptedModel([])}, TypeError, "models must map agent names (str) to models"),
         ({}, ValueError, "models is an empty mapping; name at least one agent"),
+        (
+            [ScriptedModel([])],
+            TypeError,
+            "models must be a ScriptedModel or an agents.Model, got list",
+        ),
+        (
+            {"Triage": ScriptedModel([]), "Billing": None},
+            TypeError,
+            "models['Billing'] must be a ScriptedModel or an agents.Model, got NoneType",
+        ),
     ],
 )
 def test_rejects_bad_models(models: Any, error_type: type[Exception], message: str) -> None:

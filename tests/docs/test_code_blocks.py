@@ -1,11 +1,13 @@
 """Keep every ``python`` code block in the README and in docs/ working, as a user runs it.
 
 A block preceded by ``<!-- include: examples/FILE.py::NAME -->`` must equal the source of
-``NAME`` (a function or class) in that example. Every other block, and every file in
-examples/, is run the way a user would: written into a fresh folder with no conftest.py and
-no pytest configuration, then run by one pytest subprocess with only the installed plugins
-(the documented setup is ``pip install "agents-testing[openai-agents]" pytest pytest-asyncio``,
-so pytest-asyncio runs in its default strict mode).
+``NAME`` (a function or class) in that example; one preceded by
+``<!-- include: examples/FILE.py -->`` must equal the whole file (an app module that examples
+import). Every other block, and every example, is run the way a user would: written into a
+fresh folder with no conftest.py and no pytest configuration, then run by one pytest
+subprocess with only the installed plugins. The documented setup is
+``pip install "agents-testing[openai-agents]" pytest pytest-asyncio``, so pytest-asyncio runs
+in its default strict mode.
 
 After editing an example, refresh the included blocks with
 ``python tests/docs/test_code_blocks.py --sync``.
@@ -55,8 +57,10 @@ def _blocks() -> list[tuple[str, str | None, str]]:
 
 def included_source(include: str) -> str:
     """Return the source of ``path::name`` from an example file, decorators included."""
-    path, _, name = include.partition("::")
+    path, separator, name = include.partition("::")
     source = (ROOT / path).read_text()
+    if not separator:
+        return source
     definitions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     for node in ast.parse(source).body:
         if isinstance(node, definitions) and node.name == name:
@@ -72,7 +76,8 @@ EXECUTED = [(where, code) for where, include, code in BLOCKS if include is None]
 INCLUDED = [(where, include, code) for where, include, code in BLOCKS if include is not None]
 
 
-EXAMPLES = sorted(path.name for path in (ROOT / "examples").glob("*.py"))
+# The example tests; examples/ also holds app modules they import, copied next to them.
+EXAMPLES = sorted(path.name for path in (ROOT / "examples").glob("example_*.py"))
 
 # Blocks and examples run under the network guard below; it is a plugin loaded from outside
 # the project folder, so the folder itself stays as a user's would be.
@@ -154,9 +159,9 @@ def user_project(tmp_path_factory: pytest.TempPathFactory) -> dict[str, FileRepo
         if missing_framework(source) is None:
             (project / block_file(where)).write_text(source)
             files.append(block_file(where))
-    for name in EXAMPLES:
-        shutil.copy(ROOT / "examples" / name, project / name)
-        files.append(name)  # named on the command line: pytest collects example_*.py then
+    for path in (ROOT / "examples").glob("*.py"):
+        shutil.copy(path, project / path.name)
+    files += EXAMPLES  # named on the command line: pytest collects example_*.py then
     env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST")}
     env["PYTHONPATH"] = str(plugins)
     completed = subprocess.run(
