@@ -331,6 +331,12 @@ def shared_graphs(draw: st.DrawFn) -> list[Any]:
                 step = draw(st.sampled_from([1, 2, 3, -1, -2]))
                 start = draw(st.none() | st.integers(-len(viewed) - 1, len(viewed) + 1))
                 view = memoryview(viewed)[start::step]
+                shape = draw(st.sampled_from(["bytes", "shorts", "rows"]))
+                if view.c_contiguous and view.nbytes % 2 == 0 and view.nbytes:
+                    if shape == "shorts":
+                        view = view.cast("H")
+                    elif shape == "rows":
+                        view = view.cast("B", (2, view.nbytes // 2))
                 nodes.append(view.toreadonly() if draw(st.booleans()) else view)
     children = st.one_of(_ATOMS, st.integers(0, len(nodes) - 1).map(lambda index: nodes[index]))
     for node in nodes:
@@ -369,9 +375,11 @@ def _assert_copied_with_the_same_sharing(original: Any, copied: Any) -> None:
         elif isinstance(old, bytearray):
             assert new == old
         else:
-            assert (new.tolist(), new.readonly, new.strides) == (
+            assert (new.tolist(), new.readonly, new.format, new.shape, new.strides) == (
                 old.tolist(),
                 old.readonly,
+                old.format,
+                old.shape,
                 old.strides,
             )
             pending.append((old.obj, new.obj))  # the view's buffer follows the same rule
