@@ -25,12 +25,22 @@ _ATOMIC: frozenset[type] = frozenset(
 _CONTAINERS: frozenset[type] = frozenset({dict, list, tuple, set, bytearray, memoryview})
 
 
-def snapshot(value: T) -> T:
-    """Return a detached structural copy of ``value``."""
+def snapshot(value: T, name: str = "value") -> T:
+    """Return a detached structural copy of ``value``.
+
+    Raises ``ValueError`` naming the path under ``name`` if the data is nested too deeply to
+    copy within Python's recursion limit.
+    """
     kind: Any = type(value)
     if kind in _ATOMIC or kind not in _CONTAINERS:
         return value
-    return _copy(value, {})  # type: ignore[no-any-return]
+    try:
+        return _copy(value, {})  # type: ignore[no-any-return]
+    except RecursionError:
+        error = _too_deep(value, name)
+        if error is None:
+            raise  # the caller's own stack was already nearly exhausted
+        raise error from None
 
 
 def _copy(value: Any, memo: dict[int, Any]) -> Any:
@@ -94,6 +104,52 @@ def _copy(value: Any, memo: dict[int, Any]) -> Any:
         new_view = new_view.toreadonly()
     memo[key] = new_view
     return new_view
+
+
+# A RecursionError from data shallower than this came from the caller's own deep stack.
+_DEEP = 64
+_SHOWN_STEPS = 4
+
+
+def _too_deep(value: Any, name: str) -> ValueError | None:
+    """Return the error naming the path to ``value``'s deepest container, if it is deep."""
+    # Iterative depth-first search (the data is too deep to recurse into) that visits each
+    # container once, so shared references and cycles cannot make it loop or blow up. Each
+    # node is (parent node, key from the parent, depth); paths are rebuilt only at the end.
+    nodes: list[tuple[int, str, int]] = [(-1, "", 0)]
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    seen: set[int] = set()
+    deepest = 0
+    while stack:
+        current, node = stack.pop()
+        kind: Any = type(current)  # pyright: ignore[reportUnknownVariableType]
+        if kind not in (dict, list, tuple) or id(current) in seen:
+            continue  # sets, byte buffers and views hold no nested containers we copy
+        seen.add(id(current))
+        depth = nodes[node][2]
+        if depth > nodes[deepest][2]:
+            deepest = node
+        children: Any = current.items() if kind is dict else enumerate(current)
+        for key, child in children:
+            if type(child) in (dict, list, tuple):
+                nodes.append((node, f"[{key!r}]", depth + 1))
+                stack.append((child, len(nodes) - 1))
+    steps: list[str] = []
+    node = deepest
+    while node > 0:
+        parent, key, _ = nodes[node]
+        steps.append(key)
+        node = parent
+    steps.reverse()
+    if len(steps) < _DEEP:
+        return None
+    head, tail = "".join(steps[:_SHOWN_STEPS]), "".join(steps[-_SHOWN_STEPS:])
+    where = f"{name}{head}...{tail}"
+    return ValueError(
+        f"{name} is nested {len(steps)} levels deep (down to {where}), too deep to record "
+        "within Python's recursion limit; flatten the data, or pass an object of your own "
+        "class, which is recorded by identity."
+    )
 
 
 def _view_into(original: memoryview, data: bytearray) -> memoryview | None:

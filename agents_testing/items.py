@@ -110,15 +110,50 @@ def function_call(
     }
 
 
-def _details(value: Any) -> list[dict[str, Any]]:
+def _type_name(value: object) -> str:
+    return type(value).__name__
+
+
+def _check_count(name: str, value: object, *, optional: bool = False) -> None:
+    # bool is an int subclass, but True tokens is always a mistake.
+    if isinstance(value, int) and not isinstance(value, bool):
+        return
+    if optional and value is None:
+        return
+    wanted = "an int or None" if optional else "an int"
+    raise TypeError(f"Usage.{name} must be {wanted}, got {_type_name(value)}.")
+
+
+def _details(name: str, value: Any) -> list[dict[str, Any]]:
     if value is None:
         return []
     if isinstance(value, Mapping):
         return [dict(cast("Mapping[str, Any]", value))]
-    return [dict(entry) for entry in cast("Iterable[Mapping[str, Any]]", value)]
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(
+            f"Usage.{name} must be a mapping, a list of mappings or None, got {_type_name(value)}."
+        )
+    entries: list[dict[str, Any]] = []
+    for position, entry in enumerate(cast("Iterable[object]", value)):
+        if not isinstance(entry, Mapping):
+            raise TypeError(f"Usage.{name}[{position}] must be a mapping, got {_type_name(entry)}.")
+        entries.append(dict(cast("Mapping[str, Any]", entry)))
+    return entries
 
 
-def _request_usage_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
+def _request_usage_entry(position: int, entry: object) -> dict[str, Any]:
+    where = f"request_usage_entries[{position}]"
+    if not isinstance(entry, Mapping):
+        raise TypeError(f"Usage.{where} must be a mapping, got {_type_name(entry)}.")
+    entry = cast("Mapping[str, Any]", entry)
+    for key in ("input_tokens", "output_tokens", "total_tokens"):
+        _check_count(f"{where}[{key!r}]", entry.get(key), optional=True)
+    for key in ("input_tokens_details", "output_tokens_details"):
+        details = entry.get(key)
+        if details is not None and not isinstance(details, Mapping):
+            raise TypeError(
+                f"Usage.{where}[{key!r}] must be a mapping or None, got {_type_name(details)}."
+            )
     input_tokens = entry.get("input_tokens") or 0
     output_tokens = entry.get("output_tokens") or 0
     total = entry.get("total_tokens")
@@ -151,13 +186,27 @@ class Usage:
     request_usage_entries: list[dict[str, Any]] | None = None
 
     def __post_init__(self) -> None:
+        # Checked here, so a wrong field fails where it was written, not deep in a later call.
+        _check_count("requests", self.requests)
+        _check_count("input_tokens", self.input_tokens)
+        _check_count("output_tokens", self.output_tokens)
+        _check_count("total_tokens", self.total_tokens, optional=True)
         if self.total_tokens is None:
             self.total_tokens = self.input_tokens + self.output_tokens
-        self.input_tokens_details = _details(self.input_tokens_details)
-        self.output_tokens_details = _details(self.output_tokens_details)
-        if self.request_usage_entries is not None:
-            entries = [_request_usage_entry(entry) for entry in self.request_usage_entries]
-            self.request_usage_entries = entries or None
+        self.input_tokens_details = _details("input_tokens_details", self.input_tokens_details)
+        self.output_tokens_details = _details("output_tokens_details", self.output_tokens_details)
+        entries: Any = self.request_usage_entries
+        if entries is not None:
+            kind = _type_name(entries)
+            if isinstance(entries, (str, bytes, Mapping)) or not isinstance(entries, Iterable):
+                raise TypeError(
+                    f"Usage.request_usage_entries must be a list of mappings or None, got {kind}."
+                )
+            normalized = [
+                _request_usage_entry(position, entry)
+                for position, entry in enumerate(cast("Iterable[object]", entries))
+            ]
+            self.request_usage_entries = normalized or None
 
 
 @dataclass

@@ -221,19 +221,62 @@ def _detach_request(request: ModelRequest) -> ModelRequest:
     # ModelRequest is a class instance, which a plain snapshot keeps by identity: copy its
     # fields instead (the signal, tools and other runtime objects keep their identity).
     return ModelRequest(
-        input=snapshot(request.input),
+        input=snapshot(request.input, "request.input"),
         system_instructions=request.system_instructions,
-        model_settings=snapshot(request.model_settings),
-        tools=snapshot(request.tools),
-        handoffs=snapshot(request.handoffs),
+        model_settings=snapshot(request.model_settings, "request.model_settings"),
+        tools=snapshot(request.tools, "request.tools"),
+        handoffs=snapshot(request.handoffs, "request.handoffs"),
         output_type=request.output_type,
         tracing=request.tracing,
         signal=request.signal,
         previous_response_id=request.previous_response_id,
         conversation_id=request.conversation_id,
-        prompt=snapshot(request.prompt),
-        extra=snapshot(request.extra),
+        prompt=snapshot(request.prompt, "request.prompt"),
+        extra=snapshot(request.extra, "request.extra"),
     )
+
+
+def _check_request(request: object) -> None:
+    """Refuse a request the double cannot serve, before it is recorded or takes a step."""
+    if not isinstance(request, ModelRequest):
+        raise TypeError(
+            f"ScriptedModel expects a ModelRequest, got {type(request).__name__}; "
+            "use an adapter from agents_testing.adapters to plug it into a framework."
+        )
+    checks: list[tuple[str, object, bool]] = [
+        ("input must be a str or a list of items", request.input, _is_str_or_list(request.input)),
+        (
+            "model_settings must be a mapping",
+            request.model_settings,
+            _is_mapping(request.model_settings),
+        ),
+        ("tools must be a sequence", request.tools, _is_sequence(request.tools)),
+        ("handoffs must be a sequence", request.handoffs, _is_sequence(request.handoffs)),
+        ("extra must be a mapping", request.extra, _is_mapping(request.extra)),
+    ]
+    for name in ("system_instructions", "previous_response_id", "conversation_id"):
+        value: object = getattr(request, name)
+        checks.append(
+            (f"{name} must be a str or None", value, value is None or isinstance(value, str))
+        )
+    for problem, value, valid in checks:
+        if not valid:
+            raise TypeError(
+                f"ScriptedModel got a ModelRequest whose {problem}, got {type(value).__name__}; "
+                "build the request with the field types ModelRequest declares."
+            )
+
+
+def _is_str_or_list(value: object) -> bool:
+    return isinstance(value, (str, list))
+
+
+def _is_mapping(value: object) -> bool:
+    return isinstance(value, Mapping)
+
+
+def _is_sequence(value: object) -> bool:
+    return isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping))
 
 
 def _recorded_request(request: ModelRequest, previous: RecordedModelCall | None) -> ModelRequest:
@@ -243,6 +286,14 @@ def _recorded_request(request: ModelRequest, previous: RecordedModelCall | None)
     # A run sends the conversation so far on every call: sharing the items the previous
     # record already holds keeps recording memory linear in the length of the run.
     before: ModelRequest = stored_value(previous, "request")
+    try:
+        return _shared_request(request, before)
+    except RecursionError:
+        # Too deep to share: the plain snapshot copies it, or names the path that is too deep.
+        return _detach_request(request)
+
+
+def _shared_request(request: ModelRequest, before: ModelRequest) -> ModelRequest:
     return ModelRequest(
         input=snapshot_sharing(request.input, before.input),
         system_instructions=request.system_instructions,
@@ -534,7 +585,7 @@ def _preserved_raw_usage(raw_usage: Any) -> Any:
         return None
     try:
         return _json_data(raw_usage, set())
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 
@@ -679,7 +730,10 @@ class ScriptedModel(CompletionContext):
         when it is first read. ``aclose()`` on the iterator closes the scripted source.
         """
         index, recorded, step = self._take(request, streamed=True)
-        return ScriptedModelStream(self._stream(request, index, recorded, step), index, step.kind)
+        source = step.payload if step.kind == "stream" else None
+        return ScriptedModelStream(
+            self._stream(request, index, recorded, step), index, step.kind, source
+        )
 
     def get_retry_advice(self, request: RetryAdviceRequest) -> ModelRetryAdvice | None:
         """Return the advice scripted with the error the runner asks about, once per raise.
@@ -688,6 +742,7 @@ class ScriptedModel(CompletionContext):
         object is used first, then one raised for a request with the same input, settings,
         tools and handoffs, then the oldest one in the same mode.
         """
+        _check_advice_request(request)
         with self._lock:
             records = self._advice.get(id(request.error))
             record = self._find_advice(records, request) if records else None
@@ -715,11 +770,7 @@ class ScriptedModel(CompletionContext):
 
     def _take(self, request: ModelRequest, *, streamed: bool) -> tuple[int, ModelRequest, _Step]:
         """Record the call and take its step: the part of a call that runs before any await."""
-        if not isinstance(request, ModelRequest):  # pyright: ignore[reportUnnecessaryIsInstance]
-            raise TypeError(
-                f"ScriptedModel expects a ModelRequest, got {type(request).__name__}; "
-                "use an adapter from agents_testing.adapters to plug it into a framework."
-            )
+        _check_request(request)
         _check_abort(request, None)
         calls = self._calls
         # Another thread may append meanwhile: any earlier record is as good a base to share
@@ -773,6 +824,23 @@ class ScriptedModel(CompletionContext):
                     call_summary=_describe.request(request),
                 )
             )
+        try:
+            return self._served_response(result, index, request, require_response_id)
+        except (AttributeError, KeyError, TypeError, ValueError, RecursionError) as error:
+            # A Usage edited after construction, for example: the step was taken, so the
+            # failure must reach assert_complete() even if the caller swallows it.
+            raise self._violation(
+                InvalidScriptedModelStepError(
+                    "invalid_response",
+                    call_index=index,
+                    call_summary=_describe.request(request),
+                )
+            ) from error
+
+    @staticmethod
+    def _served_response(
+        result: Any, index: int, request: ModelRequest, require_response_id: bool
+    ) -> ModelResponse:
         if isinstance(result, list):
             output: list[Any] = result  # pyright: ignore[reportUnknownVariableType]
             return ModelResponse(
@@ -781,6 +849,7 @@ class ScriptedModel(CompletionContext):
                 response_id=f"scripted-response-{index + 1}",
             )
         response = _as_model_response(result)
+        _copy_usage(response.usage)  # validates fields assigned after the Usage was built
         raw_usage = None
         if request.model_settings.get("preserve_raw_usage") is True:
             raw_usage = _preserved_raw_usage(response.raw_usage)
@@ -794,7 +863,12 @@ class ScriptedModel(CompletionContext):
     async def _stream(
         self, request: ModelRequest, index: int, recorded: ModelRequest, step: _Step
     ) -> AsyncGenerator[StreamEvent, None]:
-        _check_abort(request, index)
+        try:
+            _check_abort(request, index)
+        except BaseException:
+            if step.kind == "stream":
+                await _close_unread_source(step.payload)
+            raise
         if step.kind == "error":
             self._remember_error(step, request, streamed=True)
             raise step.payload
@@ -804,18 +878,21 @@ class ScriptedModel(CompletionContext):
                 source = source(self._read_call(index))
                 if inspect.isawaitable(source):
                     source = await source
+            try:
                 _check_abort(request, index)
-                if not _is_stream_source(source):
-                    raise self._violation(
-                        InvalidScriptedModelStepError(
-                            "invalid_stream",
-                            call_index=index,
-                            step_type=step.kind,
-                            call_summary=_describe.request(recorded),
-                        )
+            except BaseException:
+                if _is_stream_source(source):
+                    await _close_unread_source(source)
+                raise
+            if not _is_stream_source(source):
+                raise self._violation(
+                    InvalidScriptedModelStepError(
+                        "invalid_stream",
+                        call_index=index,
+                        step_type=step.kind,
+                        call_summary=_describe.request(recorded),
                     )
-            else:
-                _check_abort(request, index)
+                )
             events = _iterate(source)
             failure: BaseException | None = None
             try:
@@ -852,12 +929,19 @@ class ScriptedModelStream(AsyncIterator[StreamEvent]):
     from exact scripted events (``stream``/``stream_responder`` steps).
     """
 
-    __slots__ = ("_events", "call_index", "step_type")
+    __slots__ = ("_events", "_source", "call_index", "step_type")
 
     def __init__(
-        self, events: AsyncGenerator[StreamEvent, None], call_index: int, step_type: StepKind
+        self,
+        events: AsyncGenerator[StreamEvent, None],
+        call_index: int,
+        step_type: StepKind,
+        source: Any = None,
     ) -> None:
         self._events = events
+        # The scripted source until the first read; closing an unstarted generator skips its
+        # finally block, so aclose() closes the source itself then.
+        self._source = source
         self.call_index = call_index
         self.step_type: StepKind = step_type
 
@@ -870,14 +954,45 @@ class ScriptedModelStream(AsyncIterator[StreamEvent]):
         return self
 
     async def __anext__(self) -> StreamEvent:
+        self._source = None  # from now on the generator closes it
         return await self._events.__anext__()
 
     async def aclose(self) -> None:
         """Stop the stream and close its scripted source."""
-        await self._events.aclose()
+        source, self._source = self._source, None
+        try:
+            await self._events.aclose()
+        finally:
+            if source is not None:
+                await _close_unread_source(source)
 
     def __repr__(self) -> str:
         return f"<ScriptedModelStream call_index={self.call_index} step_type={self.step_type!r}>"
+
+
+def _check_advice_request(request: object) -> None:
+    if not isinstance(request, RetryAdviceRequest):
+        raise TypeError(
+            "ScriptedModel.get_retry_advice() expects a RetryAdviceRequest, got "
+            f"{type(request).__name__}; build one with RetryAdviceRequest(error=..., "
+            "stream=..., attempt=...)."
+        )
+    fields: tuple[tuple[str, object, bool, str], ...] = (
+        ("error", request.error, isinstance(request.error, BaseException), "an exception"),
+        ("stream", request.stream, isinstance(request.stream, bool), "a bool"),
+        (
+            "request",
+            request.request,
+            request.request is None or isinstance(request.request, ModelRequest),
+            "a ModelRequest or None",
+        ),
+    )
+    for name, value, valid, wanted in fields:
+        if not valid:
+            raise TypeError(
+                f"ScriptedModel.get_retry_advice() needs RetryAdviceRequest.{name} to be "
+                f"{wanted}, got {type(value).__name__}."
+            )
 
 
 def _same_inputs(a: ModelRequest, b: ModelRequest) -> bool:
@@ -890,6 +1005,19 @@ def _same_inputs(a: ModelRequest, b: ModelRequest) -> bool:
         and a.tools is b.tools
         and a.handoffs is b.handoffs
     )
+
+
+async def _close_unread_source(source: Any) -> None:
+    """Close a scripted source that was never iterated, if it is an iterator that can close."""
+    kind: Any = type(source)  # pyright: ignore[reportUnknownVariableType]
+    if callable(getattr(kind, "__anext__", None)):
+        close: Callable[[], Awaitable[object]] | None = getattr(source, "aclose", None)
+        if callable(close):
+            await close()
+    elif callable(getattr(kind, "__next__", None)):
+        close_sync: Callable[[], object] | None = getattr(source, "close", None)
+        if callable(close_sync):
+            close_sync()
 
 
 async def _iterate(source: Any) -> AsyncGenerator[Any, None]:

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import dataclasses
 import inspect
+import math
 import re
 import sys
 from collections import deque
@@ -304,7 +305,7 @@ def _recorded_connect_options(options: Mapping[str, Any]) -> RecordedConnectOpti
         # "Provided" means present and not None; the value itself is never kept.
         "api_key_provided": options.get("api_key") is not None,
     }
-    return snapshot(recorded)
+    return snapshot(recorded, "connect() options")
 
 
 def _camel_to_snake(name: str) -> str:
@@ -357,6 +358,28 @@ def _running_library() -> str | None:
             return None
         return "trio"
     return None
+
+
+def _check_event(api: str, event: object) -> None:
+    if not isinstance(event, str):
+        raise TypeError(
+            f"ScriptedRealtimeTransport.{api}() event must be an event name (str), "
+            f"got {type(event).__name__}."
+        )
+
+
+def _check_timeout(timeout: object) -> None:
+    valid = False
+    if isinstance(timeout, (int, float)) and not isinstance(timeout, bool):
+        try:
+            valid = 0 <= float(timeout) < math.inf
+        except OverflowError:  # an int too large for a float
+            valid = False
+    if not valid:
+        raise ValueError(
+            "ScriptedRealtimeTransport.run_scenario() timeout must be a finite non-negative "
+            f"number of seconds or None (no timeout), got {timeout!r}."
+        )
 
 
 def _mark_retrieved(future: asyncio.Future[Any]) -> None:
@@ -543,12 +566,14 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
 
     def on(self: _TransportT, event: str, listener: Callable[..., object]) -> _TransportT:
         """Call ``listener(*args)`` on every ``emit(event, *args)``."""
+        _check_event("on", event)
         _check_listener(listener)
         self._listeners.setdefault(event, []).append(_Registration(listener, once=False))
         return self
 
     def once(self: _TransportT, event: str, listener: Callable[..., object]) -> _TransportT:
         """Call ``listener(*args)`` on the next ``emit(event, *args)`` only."""
+        _check_event("once", event)
         _check_listener(listener)
         self._listeners.setdefault(event, []).append(_Registration(listener, once=True))
         return self
@@ -559,6 +584,7 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         Listeners compare with ``==``, so a bound method found again by attribute access
         removes the registration made with it.
         """
+        _check_event("off", event)
         registrations = self._listeners.get(event, [])
         for position in range(len(registrations) - 1, -1, -1):
             registered = registrations[position].listener
@@ -576,6 +602,7 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         earlier listener; one added during the emit waits for the next emit. A listener that
         raises stops the emit and the exception propagates.
         """
+        _check_event("emit", event)
         registrations = self._listeners.get(event)
         if not registrations:
             return False
@@ -740,11 +767,8 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
                 "ScriptedRealtimeTransport.run_scenario() needs callable "
                 "scenario and exercise arguments."
             )
-        if timeout is not None and not timeout >= 0:
-            raise ValueError(
-                "ScriptedRealtimeTransport.run_scenario() timeout must be a non-negative "
-                f"number of seconds or None, got {timeout!r}."
-            )
+        if timeout is not None:
+            _check_timeout(timeout)
         if signal is not None and not (
             hasattr(signal, "aborted") or callable(getattr(signal, "is_set", None))
         ):
@@ -802,11 +826,13 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
 
     def send_event(self, event: Mapping[str, Any]) -> None:
         """Record a raw client event."""
-        self._record(SendEventCall(index=len(self._calls), event=snapshot(event)))
+        event = snapshot(event, "send_event() event")
+        self._record(SendEventCall(index=len(self._calls), event=event))
 
     def request_response(self, response: Mapping[str, Any] | None = None) -> None:
         """Record a request for a model response."""
-        self._record(RequestResponseCall(index=len(self._calls), response=snapshot(response)))
+        response = snapshot(response, "request_response() response")
+        self._record(RequestResponseCall(index=len(self._calls), response=response))
 
     def send_message(
         self,
@@ -817,7 +843,7 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
     ) -> None:
         """Record a user message."""
         message_copy, data_copy, trigger_copy = snapshot(
-            (message, other_event_data, trigger_response)
+            (message, other_event_data, trigger_response), "send_message() args"
         )
         self._record(
             SendMessageCall(
@@ -830,7 +856,7 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
 
     def add_image(self, image: str, *, trigger_response: bool | None = None) -> None:
         """Record an image sent to the model."""
-        image_copy, trigger_copy = snapshot((image, trigger_response))
+        image_copy, trigger_copy = snapshot((image, trigger_response), "add_image() args")
         self._record(
             AddImageCall(index=len(self._calls), image=image_copy, trigger_response=trigger_copy)
         )
@@ -839,12 +865,13 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         self, audio: bytes | bytearray | memoryview, *, commit: bool | None = None
     ) -> None:
         """Record an audio chunk; mutable buffers are copied."""
-        audio_copy, commit_copy = snapshot((audio, commit))
+        audio_copy, commit_copy = snapshot((audio, commit), "send_audio() args")
         self._record(SendAudioCall(index=len(self._calls), audio=audio_copy, commit=commit_copy))
 
     def update_session_config(self, config: Mapping[str, Any]) -> None:
         """Record a session configuration update."""
-        self._record(UpdateSessionConfigCall(index=len(self._calls), config=snapshot(config)))
+        config = snapshot(config, "update_session_config() config")
+        self._record(UpdateSessionConfigCall(index=len(self._calls), config=config))
 
     def close(self) -> None:
         """Close the connection; does nothing (and records nothing) while disconnected.
@@ -885,7 +912,9 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         self, tool_call: Mapping[str, Any], output: str, start_response: bool
     ) -> None:
         """Record a tool result sent back to the model."""
-        tool_call_copy, output_copy, start_copy = snapshot((tool_call, output, start_response))
+        tool_call_copy, output_copy, start_copy = snapshot(
+            (tool_call, output, start_response), "send_function_call_output() args"
+        )
         self._record(
             SendFunctionCallOutputCall(
                 index=len(self._calls),
@@ -905,7 +934,7 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         new_history: Sequence[Mapping[str, Any]],
     ) -> None:
         """Record a history replacement."""
-        old_copy, new_copy = snapshot((old_history, new_history))
+        old_copy, new_copy = snapshot((old_history, new_history), "reset_history() args")
         self._record(
             ResetHistoryCall(index=len(self._calls), old_history=old_copy, new_history=new_copy)
         )
@@ -914,7 +943,9 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         self, approval_request: Mapping[str, Any], approved: bool, reason: str | None = None
     ) -> None:
         """Record an answer to an MCP tool approval request."""
-        request_copy, approved_copy, reason_copy = snapshot((approval_request, approved, reason))
+        request_copy, approved_copy, reason_copy = snapshot(
+            (approval_request, approved, reason), "send_mcp_response() args"
+        )
         self._record(
             SendMcpResponseCall(
                 index=len(self._calls),
@@ -1272,7 +1303,9 @@ class _ScenarioRun:
             return
         self.active = False
         self._stop_watching()
-        self.outcome.set_result(self.exercise_value)
+        # The caller may have been cancelled in this very loop turn, cancelling the outcome.
+        if not self.outcome.done():
+            self.outcome.set_result(self.exercise_value)
 
     def _cancel(self) -> None:
         pending = self.transport._pending_expectations()  # pyright: ignore[reportPrivateUsage]
@@ -1291,7 +1324,14 @@ class _ScenarioRun:
         self._poll = None
         if not self.active:
             return
-        if is_aborted(signal):
+        try:
+            aborted = is_aborted(signal)
+        except Exception as error:
+            # Raised from a loop callback, the error would only be logged and the run would
+            # wait for its timeout: end the run with it instead.
+            self.terminate(error)
+            return
+        if aborted:
             self._cancel()
         else:
             self._poll = self.loop.call_later(_SIGNAL_POLL_INTERVAL, self._poll_signal, signal)

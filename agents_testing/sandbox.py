@@ -9,9 +9,8 @@ matcher and the responder all happen when the method is called, before the calle
 They return a coroutine object that raises or returns the decided outcome when awaited.
 
 Recorded arguments are snapshots: dicts, lists, tuples, sets and byte buffers are copied,
-other objects are kept by identity. The one exception is the first argument of ``apply_manifest``:
-a manifest object is deep-copied when the call is recorded and again on every read, as the
-reference clones its ``Manifest``.
+other objects (a manifest object of ``apply_manifest`` too) are kept by identity, so recording a
+call never fails on an argument that cannot be copied.
 
 Typing: scripted methods are set on each session at run time, so type checkers read any
 attribute of a :class:`ScriptedSandboxSession` other than ``calls``, ``remaining_steps`` and
@@ -22,7 +21,6 @@ under ``mypy --strict``. To check calls against a session type of your own, scri
 
 from __future__ import annotations
 
-import copy
 import inspect
 import threading
 from collections import deque
@@ -226,6 +224,11 @@ class ScriptedSandboxSession(CompletionContext):
         does not name is recorded and fails with ``UnexpectedSandboxCallError``, as a
         scripted method called out of order does. Asynchronous methods return an awaitable.
         """
+        if not isinstance(method, str):
+            raise TypeError(
+                "ScriptedSandboxSession.invoke() method must be the method's name as a str, "
+                f"got {type(method).__name__}."
+            )
         mode = self._modes.get(method)
         if mode is None:
             raise ValueError(
@@ -309,7 +312,7 @@ class ScriptedSandboxSession(CompletionContext):
         self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> tuple[SandboxCall, _Step]:
         """Record a call and take the head step, together."""
-        args, kwargs = _detach_args(method, args), snapshot(kwargs)
+        args, kwargs = snapshot(args, f"{method}() args"), snapshot(kwargs, f"{method}() kwargs")
         # Frameworks call sync methods from worker threads: the index and the head step must
         # be handed out together, once. The copies above stay outside the lock.
         with self._lock:
@@ -364,6 +367,10 @@ class _Deferred(Coroutine[Any, Any, Any]):
         return self._drive().send(value)
 
     def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
+        if self._runner is None:
+            # Thrown into before it ever ran (a task cancelled before its first step): the
+            # responder's coroutine will never run, so close it now rather than let it warn.
+            self._drop_pending()
         # The three-argument form is deprecated since Python 3.12; asyncio uses one argument.
         if val is None and tb is None:
             return self._drive().throw(typ)
@@ -464,7 +471,8 @@ def _read_step(step: object, input_index: int, modes: Mapping[str, SandboxMethod
             "for {method} must use an exception instance as its error.",
         )
     if outcome == "result":
-        value = snapshot(value)  # later changes to the caller's object must not reach the call
+        # Later changes to the caller's object must not reach the call.
+        value = snapshot(value, f"step #{input_index + 1} result")
     optional = fields.get("optional", False)
     if not isinstance(optional, bool):
         raise InvalidScriptedSandboxStepError(
@@ -477,15 +485,4 @@ def _summary(call: SandboxCall) -> str:
     return _describe.call(call.method, call.args, call.kwargs)
 
 
-def _detach_args(method: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
-    copied = snapshot(args)
-    # A manifest object is a class instance, which snapshots keep by identity; the reference
-    # clones it on record and on every read, so a workflow that edits it later cannot change
-    # what the test sees. Plain-data manifests are already copied by the snapshot.
-    if method == "apply_manifest" and copied and copied[0] is args[0]:
-        copied = (copy.deepcopy(args[0]), *copied[1:])
-    return copied
-
-
-detach_on_read(SandboxCall, ("args",), lambda call, args: _detach_args(call.method, args))
-detach_on_read(SandboxCall, ("kwargs",))
+detach_on_read(SandboxCall, ("args", "kwargs"))

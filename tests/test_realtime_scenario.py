@@ -153,8 +153,8 @@ async def test_already_aborted_signal_fails_before_either_side_runs() -> None:
         pytest.param(
             {"scenario": lambda ctx: None, "exercise": lambda: None, "timeout": -1},
             ValueError,
-            "ScriptedRealtimeTransport.run_scenario() timeout must be a non-negative number "
-            "of seconds or None, got -1.",
+            "ScriptedRealtimeTransport.run_scenario() timeout must be a finite non-negative "
+            "number of seconds or None (no timeout), got -1.",
             id="negative-timeout",
         ),
         pytest.param(

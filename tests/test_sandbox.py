@@ -650,20 +650,29 @@ async def test_calls_keep_class_instances_by_identity() -> None:
     assert session.calls[0].args[0] is manifest
 
 
-async def test_apply_manifest_instance_is_deep_copied_on_record_and_on_every_read() -> None:
-    manifest = Manifest({"a.txt": "hello"})
+class Uncopyable:
+    """A manifest whose deep copy fails, as one holding a lock or an open file does."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        raise TypeError("cannot pickle '_thread.lock' object")
+
+
+async def test_apply_manifest_instance_is_recorded_by_identity_like_other_arguments() -> None:
+    # SPEC §1: one snapshot rule for every argument; a deep copy could fail after the step
+    # was taken and leave the call unrecorded.
+    manifest = Uncopyable()
     seen: list[Any] = []
     session = scripted_sandbox_session(
-        [{"method": "apply_manifest", "match": lambda *args: seen.append(args[0]), "result": None}]
+        [{"method": "apply_manifest", "match": lambda *args: seen.append(args[0]), "result": 1}]
     )
-    await session.apply_manifest(manifest, "root")
-    manifest.entries["a.txt"] = "changed"
-    first, second = session.calls[0].args[0], session.calls[0].args[0]
-    assert first.entries == {"a.txt": "hello"}
-    assert first is not manifest
-    assert first is not second
-    assert seen[0] is not manifest
-    assert session.calls[0].args[1] == "root"
+    assert await session.apply_manifest(manifest, ["root"]) == 1
+    (call,) = session.calls
+    assert call.method == "apply_manifest"
+    assert call.args[0] is manifest
+    assert seen == [manifest]
+    assert call.args[1] == ["root"]
+    assert call.args[1] is not session.calls[0].args[1]
+    session.assert_complete()
 
 
 async def test_apply_manifest_plain_dict_is_snapshotted_like_other_arguments() -> None:

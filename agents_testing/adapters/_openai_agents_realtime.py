@@ -222,19 +222,22 @@ class _TransportRealtimeModel(RealtimeModel):
     async def connect(self, options: RealtimeModelConfig) -> None:
         """Connect the transport with the SDK's options; the API key is only passed through."""
         settings = options.get("initial_model_settings")
+        transport_options: dict[str, Any] = {
+            "api_key": options.get("api_key"),
+            "model": None if settings is None else settings.get("model_name"),
+            "url": options.get("url"),
+            "call_id": options.get("call_id"),
+            "initial_session_config": settings,
+        }
+        # A failing connect's traceback keeps this frame, and `pytest --showlocals` prints its
+        # locals: no local may hold the key once the transport has read it.
+        del options
         self._own_lifecycle = True
         try:
-            connected = self._transport.connect(
-                {
-                    "api_key": options.get("api_key"),
-                    "model": None if settings is None else settings.get("model_name"),
-                    "url": options.get("url"),
-                    "call_id": options.get("call_id"),
-                    "initial_session_config": settings,
-                }
-            )
+            connected = self._transport.connect(transport_options)
         finally:
             self._own_lifecycle = False
+            del transport_options
         try:
             await connected
         except BaseException:

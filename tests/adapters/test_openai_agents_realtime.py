@@ -193,6 +193,33 @@ async def test_a_callable_api_key_is_neither_called_nor_kept() -> None:
     assert connect.options["api_key_provided"] is True
 
 
+def holds_key(value: Any, key: str) -> bool:
+    """Whether ``value`` is the key or a mapping or sequence holding it (one level down)."""
+    if value == key:
+        return True
+    if isinstance(value, dict):
+        return any(item == key for item in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(item == key for item in value)
+    return False
+
+
+async def test_no_frame_of_a_failed_connect_holds_the_api_key() -> None:
+    # `pytest --showlocals` prints the locals of every frame of a failing test's traceback.
+    key = "sk-sentinel-" + "0123456789"
+    transport = ScriptedRealtimeTransport()
+    transport.fail_next_call("connect", ConnectionError("connection refused"))
+    model = openai_agents_realtime_model(transport)
+    with pytest.raises(ConnectionError) as info:
+        await model.connect({"api_key": key, "url": "wss://realtime.invalid/v1"})
+    frames = [entry.frame for entry in info.traceback]
+    library = [f for f in frames if "agents_testing" in f.code.path.__str__()]
+    assert library, "the traceback passes through the adapter"
+    for frame in library:
+        leaked = [name for name, value in frame.f_locals.items() if holds_key(value, key)]
+        assert leaked == [], f"{frame.code.name} still holds the key in {leaked}"
+
+
 async def test_a_failed_connect_leaves_the_session_unconnected() -> None:
     transport = ScriptedRealtimeTransport()
     failure = ConnectionError("connection failed")

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("agents")
 
@@ -643,6 +645,31 @@ async def test_a_model_call_without_its_agent_is_refused() -> None:
 )
 def test_rejects_bad_models(models: Any, error_type: type[Exception], message: str) -> None:
     with pytest.raises(error_type, match=re.escape(f"route_openai_agents_models {message}")):
+        route_openai_agents_models(models)
+
+
+ANY_VALUE = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text() | st.binary(),
+    lambda children: st.lists(children) | st.dictionaries(st.text() | st.integers(), children),
+    max_leaves=5,
+)
+
+
+@settings(max_examples=100, deadline=None, database=None)
+@given(
+    models=ANY_VALUE
+    | st.dictionaries(st.text(), ANY_VALUE | st.builds(lambda: ScriptedModel([])), max_size=3)
+)
+def test_any_bad_models_argument_is_refused_by_name(models: Any) -> None:
+    valid = (
+        isinstance(models, dict)
+        and bool(models)
+        and all(isinstance(model, ScriptedModel) for model in models.values())
+    )
+    if valid:
+        assert not route_openai_agents_models(models).active
+        return
+    with pytest.raises((TypeError, ValueError), match=r"^route_openai_agents_models models"):
         route_openai_agents_models(models)
 
 
