@@ -1,174 +1,297 @@
-"""Per-call cost of ScriptedModel, as ratios against baselines measured in the same run.
-
-Run: ``python bench/bench_model.py`` (add the ``openai-agents`` extra to include the SDK's
-own ``agents.testing.ScriptedModel`` as a baseline).
-
-Rows:
-- ``record``: recording one call (``get_response`` with a shorthand step) against a
-  ``copy.deepcopy`` of the same request and against a structural snapshot of its input.
-- ``calls``: reading ``calls`` once after many calls, against snapshotting every request.
-- ``lock``: a call with the thread lock against the same call with the lock removed.
-- ``sdk``: the same shorthand call through ``agents.testing.ScriptedModel`` (openai-agents).
-"""
+"""Model rows: ScriptedModel and its openai-agents adapter against the SDK's own ScriptedModel."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import copy
+import json
+import os
+import subprocess
+import sys
 import time
-from collections.abc import Callable
 from typing import Any
 
+from _harness import PEAK_RSS_CODE, Row, compare, cpu_seconds, cpu_seconds_async
+
 from agents_testing import ModelRequest, ScriptedModel, assistant_message, function_call
-from agents_testing._snapshot import snapshot
 
-CALLS = 2_000
-REPEATS = 5
+GROUP = "model"
 
 
-def conversation(turns: int = 10) -> list[Any]:
-    """Build a realistic agent input: user turns, tool calls and their outputs."""
+def conversation(turns: int) -> list[Any]:
+    """A realistic agent input: user turns, tool calls and their outputs."""
     items: list[Any] = []
     for turn in range(turns):
-        items.append({"type": "message", "role": "user", "content": f"question {turn}"})
-        items.append(function_call("lookup", {"q": turn, "tags": ["a", "b"]}, call_id=f"c{turn}"))
-        items.append({"type": "function_call_output", "call_id": f"c{turn}", "output": "ok"})
+        items.extend(turn_items(turn))
     return items
 
 
-def best_of(run: Callable[[], float]) -> float:
-    """Return the fastest of a few runs, in seconds per call."""
-    return min(run() for _ in range(REPEATS))
+def turn_items(turn: int) -> list[Any]:
+    return [
+        {"type": "message", "role": "user", "content": f"question {turn}"},
+        function_call("lookup", {"q": turn, "tags": ["a", "b"]}, call_id=f"c{turn}"),
+        {"type": "function_call_output", "call_id": f"c{turn}", "output": "ok"},
+    ]
 
 
-def per_call(fn: Callable[[], Any]) -> float:
-    start = time.perf_counter()
-    for _ in range(CALLS):
-        fn()
-    return (time.perf_counter() - start) / CALLS
+async def sdk_get_response(model: Any, items: Any) -> Any:
+    from agents import ModelSettings, ModelTracing
 
-
-def time_get_response(request: ModelRequest, *, lock: bool = True) -> float:
-    """Return the seconds per ``get_response`` call with a shorthand step."""
-    model = ScriptedModel([[assistant_message("hi")]] * CALLS)
-    if not lock:
-        model._lock = contextlib.nullcontext()  # type: ignore[assignment]
-
-    async def run() -> float:
-        start = time.perf_counter()
-        for _ in range(CALLS):
-            await model.get_response(request)
-        return (time.perf_counter() - start) / CALLS
-
-    return asyncio.run(run())
-
-
-def ours_record() -> float:
-    return time_get_response(
-        ModelRequest(input=conversation(), model_settings={"temperature": 0.0})
+    return await model.get_response(
+        None,
+        items,
+        ModelSettings(temperature=0.0),
+        [],
+        None,
+        [],
+        ModelTracing.DISABLED,
+        previous_response_id=None,
+        conversation_id=None,
+        prompt=None,
     )
 
 
-def ours_record_small() -> float:
-    return time_get_response(ModelRequest(input="hi"))
+# -- boundary call -------------------------------------------------------------------------
 
 
-def ours_record_without_lock() -> float:
-    return time_get_response(ModelRequest(input="hi"), lock=False)
+def boundary_row(repeats: int, calls: int) -> Row:
+    from agents.testing import ScriptedModel as SdkModel
+    from agents.testing import assistant_message as sdk_message
+
+    items = conversation(10)
+
+    def ours() -> float:
+        model = ScriptedModel([[assistant_message("hi")]] * calls)
+        request = ModelRequest(input=items, model_settings={"temperature": 0.0})
+
+        async def run() -> None:
+            for _ in range(calls):
+                await model.get_response(request)
+
+        return cpu_seconds_async(run) / calls
+
+    def sdk() -> float:
+        model = SdkModel([[sdk_message("hi")]] * calls)
+
+        async def run() -> None:
+            for _ in range(calls):
+                await sdk_get_response(model, items)
+
+        return cpu_seconds_async(run) / calls
+
+    return compare(
+        GROUP,
+        "boundary call, 30-item input (per call)",
+        "agents.testing.ScriptedModel",
+        ours,
+        sdk,
+        repeats=repeats,
+        goal="<= 0.2",
+    )
 
 
-def deepcopy_request() -> float:
-    request = ModelRequest(input=conversation(), model_settings={"temperature": 0.0})
-    return per_call(lambda: copy.deepcopy(request))
+# -- 50-turn tool workflow through the real Runner ----------------------------------------------
 
 
-def snapshot_input() -> float:
-    items = conversation()
-    return per_call(lambda: snapshot(items))
+def runner_rows(repeats: int, turns: int) -> list[Row]:
+    from agents import Agent, RunConfig, Runner, function_tool
+    from agents.testing import ScriptedModel as SdkModel
+    from agents.testing import assistant_message as sdk_message
+    from agents.testing import function_call as sdk_call
+
+    from agents_testing.adapters.openai_agents import openai_agents_model
+
+    @function_tool
+    def lookup(q: int) -> str:
+        """Look a number up."""
+        return f"found {q}"
+
+    config = RunConfig(tracing_disabled=True)
+
+    def ours_agent() -> Any:
+        steps: list[Any] = [
+            [function_call("lookup", {"q": turn}, call_id=f"c{turn}")] for turn in range(turns - 1)
+        ]
+        steps.append([assistant_message("done")])
+        return Agent(name="bench", model=openai_agents_model(ScriptedModel(steps)), tools=[lookup])
+
+    def sdk_agent() -> Any:
+        steps: list[Any] = [
+            [sdk_call("lookup", {"q": turn}, call_id=f"c{turn}")] for turn in range(turns - 1)
+        ]
+        steps.append([sdk_message("done")])
+        return Agent(name="bench", model=SdkModel(steps), tools=[lookup])
+
+    def run(make_agent: Any) -> float:
+        agent = make_agent()
+
+        async def go() -> None:
+            result = await Runner.run(agent, "go", max_turns=turns + 5, run_config=config)
+            assert result.final_output == "done"
+
+        return cpu_seconds_async(go)
+
+    def streamed(make_agent: Any) -> float:
+        agent = make_agent()
+
+        async def go() -> None:
+            result = Runner.run_streamed(agent, "go", max_turns=turns + 5, run_config=config)
+            async for _ in result.stream_events():
+                pass
+            assert result.final_output == "done"
+
+        return cpu_seconds_async(go)
+
+    return [
+        compare(
+            GROUP,
+            f"Runner.run, {turns}-turn tool workflow (per run)",
+            "same agent on agents.testing.ScriptedModel",
+            lambda: run(ours_agent),
+            lambda: run(sdk_agent),
+            repeats=repeats,
+            goal="<= 1.0",
+        ),
+        compare(
+            GROUP,
+            f"Runner.run_streamed, {turns}-turn tool workflow (per run)",
+            "same agent on agents.testing.ScriptedModel",
+            lambda: streamed(ours_agent),
+            lambda: streamed(sdk_agent),
+            repeats=repeats,
+            goal="<= 1.0",
+        ),
+    ]
 
 
-def ours_read_calls() -> float:
-    request = ModelRequest(input=conversation())
-    model = ScriptedModel([[assistant_message("hi")]] * CALLS)
+# -- a long growing conversation: memory and time per call ---------------------------------------
+
+
+def growing(kind: str, turns: int) -> dict[str, float]:
+    """Run ``turns`` boundary calls whose input grows by three items a turn (in a subprocess)."""
+    from agents.testing import ScriptedModel as SdkModel
+    from agents.testing import assistant_message as sdk_message
+
+    items: list[Any] = []
+    times: list[float] = []
+    # Every kind imports and scripts both doubles, so the difference in memory between a run
+    # and the "none" run is what the double kept while recording.
+    ours = ScriptedModel([[assistant_message("hi")]] * turns)
+    sdk = SdkModel([[sdk_message("hi")]] * turns)
+
+    async def run() -> None:
+        # One untimed call on a spare double first, so lazy first-use work is not timed.
+        if kind == "ours":
+            await ScriptedModel([[assistant_message("hi")]]).get_response(ModelRequest(input=[]))
+        elif kind == "sdk":
+            await sdk_get_response(SdkModel([[sdk_message("hi")]]), [])
+        for turn in range(turns):
+            items.extend(turn_items(turn))
+            sent = list(items)  # a runner sends a new list of the items so far on every call
+            start = time.process_time()
+            if kind == "ours":
+                await ours.get_response(ModelRequest(input=sent))
+            elif kind == "sdk":
+                await sdk_get_response(sdk, sent)
+            times.append(time.process_time() - start)
+
+    asyncio.run(run())
+    window = max(1, turns // 10)
+    return {
+        "per_call": sum(times) / turns,
+        "first": sum(times[:window]) / window,
+        "last": sum(times[-window:]) / window,
+    }
+
+
+def _child(kind: str, turns: int) -> tuple[dict[str, float], float]:
+    """Run ``growing`` in a fresh interpreter; return its figures and peak RSS in MiB."""
+    code = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]); import bench_model; "
+        "print(json.dumps(bench_model.growing(sys.argv[2], int(sys.argv[3]))))\n" + PEAK_RSS_CODE
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, os.path.dirname(__file__), kind, str(turns)],
+        stdout=subprocess.PIPE,
+    )
+    output, _ = process.communicate()
+    if process.returncode:
+        raise RuntimeError(f"growing({kind}) failed with {process.returncode}")
+    figures, peak = output.decode().splitlines()
+    return json.loads(figures), float(peak)
+
+
+def _ratio(ours: float, base: float) -> float:
+    return ours / base if base else float("nan")
+
+
+def _in_process(kind: str, turns: int) -> tuple[dict[str, float], float]:
+    """The quick variant of ``_child``: no fresh interpreter, and no memory figure."""
+    return growing(kind, turns), 0.0
+
+
+def growing_rows(turns: int, *, quick: bool) -> list[Row]:
+    measure = _in_process if quick else _child
+    _, rss_nothing = measure("none", turns)
+    ours, rss_ours = measure("ours", turns)
+    sdk, rss_sdk = measure("sdk", turns)
+    # What the double keeps: peak RSS over the same run that records nothing.
+    ours_mib, sdk_mib = rss_ours - rss_nothing, rss_sdk - rss_nothing
+    name = f"{turns}-turn growing conversation"
+    baseline = "agents.testing.ScriptedModel"
+    return [
+        Row(GROUP, f"{name}: memory kept (peak RSS over no double)", baseline, ours_mib,
+            sdk_mib, "MiB", _ratio(ours_mib, sdk_mib), "<= 0.1"),
+        Row(GROUP, f"{name}: time per call, whole run", baseline, ours["per_call"],
+            sdk["per_call"], "s", ours["per_call"] / sdk["per_call"], "<= 1.0"),
+        Row(GROUP, f"{name}: last/first tenth time per call (flatness)",
+            "the same ratio for agents.testing.ScriptedModel", ours["last"] / ours["first"],
+            sdk["last"] / sdk["first"], "x",
+            (ours["last"] / ours["first"]) / (sdk["last"] / sdk["first"]), "flat: 1x"),
+    ]  # fmt: skip
+
+
+# -- reading calls ---------------------------------------------------------------------------
+
+
+def read_rows(repeats: int, calls: int) -> list[Row]:
+    from agents.testing import ScriptedModel as SdkModel
+    from agents.testing import assistant_message as sdk_message
+
+    items = conversation(3)
+    ours = ScriptedModel([[assistant_message("hi")]] * calls)
+    sdk = SdkModel([[sdk_message("hi")]] * calls)
 
     async def fill() -> None:
-        for _ in range(CALLS):
-            await model.get_response(request)
+        for _ in range(calls):
+            await ours.get_response(ModelRequest(input=items))
+            await sdk_get_response(sdk, items)
 
     asyncio.run(fill())
-    start = time.perf_counter()
-    calls = model.calls
-    assert len(calls) == CALLS
-    return time.perf_counter() - start
+
+    def read_all(model: Any, reads: int) -> float:
+        return cpu_seconds(lambda: [model.calls for _ in range(reads)]) / reads
+
+    def read_last(model: Any) -> float:
+        return cpu_seconds(lambda: [model.last_call.request for _ in range(100)]) / 100
+
+    def read_last_sdk(model: Any) -> float:
+        return cpu_seconds(lambda: [model.last_call for _ in range(100)]) / 100
+
+    return [
+        compare(GROUP, f"read calls after {calls:,} calls (per read)",
+                "agents.testing.ScriptedModel.calls", lambda: read_all(ours, 100),
+                lambda: read_all(sdk, 1), repeats=repeats, goal="<= 1.0"),
+        compare(GROUP, f"read last_call.request after {calls:,} calls",
+                "agents.testing.ScriptedModel.last_call", lambda: read_last(ours),
+                lambda: read_last_sdk(sdk), repeats=repeats, goal="<= 1.0"),
+    ]  # fmt: skip
 
 
-def snapshot_every_request() -> float:
-    items = [conversation() for _ in range(CALLS)]
-    start = time.perf_counter()
-    for item in items:
-        snapshot(item)
-    return time.perf_counter() - start
-
-
-def sdk_record() -> float | None:
-    try:
-        from agents import ModelSettings, ModelTracing
-        from agents.testing import ScriptedModel as SdkScriptedModel
-        from agents.testing import assistant_message as sdk_assistant_message
-    except ImportError:
-        return None
-    model = SdkScriptedModel([[sdk_assistant_message("hi")]] * CALLS)
-    items = conversation()
-    settings = ModelSettings(temperature=0.0)
-
-    async def run() -> float:
-        start = time.perf_counter()
-        for _ in range(CALLS):
-            await model.get_response(
-                None,
-                items,
-                settings,
-                [],
-                None,
-                [],
-                ModelTracing.DISABLED,
-                previous_response_id=None,
-                conversation_id=None,
-                prompt=None,
-            )
-        return (time.perf_counter() - start) / CALLS
-
-    return asyncio.run(run())
-
-
-def main() -> None:
-    ours = best_of(ours_record)
-    deep = best_of(deepcopy_request)
-    structural = best_of(snapshot_input)
-    read = best_of(ours_read_calls)
-    copy_all = best_of(snapshot_every_request)
-    print(f"{'row':<8} {'measure':<46} {'value':>12}")
-    print(f"{'record':<8} {'ScriptedModel.get_response, shorthand step':<46} {ours * 1e6:>9.2f} us")
-    print(f"{'':<8} {'copy.deepcopy(request)':<46} {deep * 1e6:>9.2f} us")
-    print(f"{'':<8} {'structural snapshot of request.input':<46} {structural * 1e6:>9.2f} us")
-    print(f"{'':<8} {'ratio ours / deepcopy':<46} {ours / deep:>12.2f}")
-    print(f"{'':<8} {'ratio ours / structural snapshot':<46} {ours / structural:>12.2f}")
-    locked, unlocked = best_of(ours_record_small), best_of(ours_record_without_lock)
-    print(f"{'lock':<8} {'get_response, str input, with thread lock':<46} {locked * 1e6:>9.2f} us")
-    print(f"{'':<8} {'same without the lock':<46} {unlocked * 1e6:>9.2f} us")
-    print(f"{'':<8} {'ratio locked / unlocked':<46} {locked / unlocked:>12.3f}")
-    print(f"{'calls':<8} {f'read calls once, {CALLS} recorded':<46} {read * 1e3:>9.2f} ms")
-    print(f"{'':<8} {f'snapshot {CALLS} requests':<46} {copy_all * 1e3:>9.2f} ms")
-    print(f"{'':<8} {'ratio read / snapshot all':<46} {read / copy_all:>12.3f}")
-    sdk_runs = [sdk_record() for _ in range(REPEATS)]
-    sdk = min(run for run in sdk_runs if run is not None) if sdk_runs[0] is not None else None
-    if sdk is None:
-        print(f"{'sdk':<8} {'agents.testing.ScriptedModel':<46} {'not installed':>12}")
-    else:
-        print(f"{'sdk':<8} {'agents.testing.ScriptedModel.get_response':<46} {sdk * 1e6:>9.2f} us")
-        print(f"{'':<8} {'ratio ours / sdk':<46} {ours / sdk:>12.2f}")
-
-
-if __name__ == "__main__":
-    main()
+def rows(quick: bool) -> list[Row]:
+    repeats = 1 if quick else 5
+    return [
+        boundary_row(repeats, 50 if quick else 500),
+        *runner_rows(repeats, 5 if quick else 50),
+        *growing_rows(30 if quick else 1_000, quick=quick),
+        *read_rows(repeats, 100 if quick else 10_000),
+    ]

@@ -1,0 +1,130 @@
+"""Shared timing for the benchmark suite: interleaved repeats, medians, ratio rows.
+
+Times are CPU seconds of this process (``time.process_time``), not wall time: the machine the
+suite runs on is shared, and CPU time is far less sensitive to other processes than wall time.
+Every row runs ours and its baseline alternately, ``repeats`` times, in the same process, and
+reports the median of each and the median of the per-repeat ratios (ours / baseline).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the results table: ours against a named baseline of the same run."""
+
+    group: str
+    measure: str
+    baseline: str
+    ours: float
+    base: float
+    unit: str
+    ratio: float
+    goal: str = ""
+
+    def cells(self) -> list[str]:
+        return [
+            self.group,
+            self.measure,
+            self.baseline,
+            _number(self.ours, self.unit),
+            _number(self.base, self.unit),
+            f"{self.ratio:.3f}",
+            self.goal,
+        ]
+
+
+def _number(value: float, unit: str) -> str:
+    if unit == "s":
+        return f"{value * 1e3:.4g} ms" if value < 1 else f"{value:.3g} s"
+    if unit == "us":
+        return f"{value * 1e6:.3g} us"
+    return f"{value:.4g} {unit}"
+
+
+def cpu_seconds(run: Callable[[], Any]) -> float:
+    """Return the CPU seconds ``run()`` takes."""
+    start = time.process_time()
+    run()
+    return time.process_time() - start
+
+
+def cpu_seconds_async(make: Callable[[], Coroutine[Any, Any, Any]]) -> float:
+    """Return the CPU seconds a fresh event loop takes to run ``make()``, loop setup excluded."""
+
+    async def timed() -> float:
+        start = time.process_time()
+        await make()
+        return time.process_time() - start
+
+    return asyncio.run(timed())
+
+
+def compare(
+    group: str,
+    measure: str,
+    baseline: str,
+    ours: Callable[[], float],
+    base: Callable[[], float],
+    *,
+    repeats: int,
+    unit: str = "s",
+    goal: str = "",
+) -> Row:
+    """Measure ``ours`` and ``base`` alternately; each returns one sample (seconds or a count)."""
+    started = time.perf_counter()
+    ours_samples: list[float] = []
+    base_samples: list[float] = []
+    ratios: list[float] = []
+    # One untimed run each first: lazy imports and first-use caches are not what we compare.
+    ours()
+    base()
+    for repeat in range(repeats):
+        # Alternate which side goes first, so a slow phase of the machine hits both alike.
+        if repeat % 2:
+            b = base()
+            o = ours()
+        else:
+            o = ours()
+            b = base()
+        ours_samples.append(o)
+        base_samples.append(b)
+        ratios.append(o / b if b else float("inf"))
+    print(f"  {measure}: {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    return Row(
+        group,
+        measure,
+        baseline,
+        statistics.median(ours_samples),
+        statistics.median(base_samples),
+        unit,
+        statistics.median(ratios),
+        goal,
+    )
+
+
+def table(rows: list[Row]) -> str:
+    """Render rows as a Markdown table."""
+    header = ["group", "measure", "baseline", "ours", "baseline value", "ratio", "goal"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row.cells()) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+PEAK_RSS_CODE = (
+    "print(next(int(line.split()[1]) for line in open('/proc/self/status') "
+    "if line.startswith('VmHWM:')) / 1024)"
+)
+"""Python source that prints this process's peak RSS in MiB (Linux).
+
+A child's ``ru_maxrss`` also counts the parent's memory it was forked from, so children
+report their own high-water mark instead.
+"""

@@ -1,0 +1,124 @@
+"""pydantic-ai and LangGraph rows: the same agent on our adapter and on the framework's double."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from _harness import Row, compare, cpu_seconds, cpu_seconds_async
+
+from agents_testing import ScriptedModel, assistant_message, function_call
+
+GROUP = "frameworks"
+
+
+def script(turns: int) -> list[Any]:
+    steps: list[Any] = [
+        [function_call("lookup", {"q": turn}, call_id=f"c{turn}")] for turn in range(turns - 1)
+    ]
+    steps.append([assistant_message("done")])
+    return steps
+
+
+def pydantic_ai_row(repeats: int, turns: int) -> Row:
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    from agents_testing.adapters.pydantic_ai import pydantic_ai_model
+
+    agent = Agent(instructions="Look numbers up.")
+
+    @agent.tool_plain
+    def lookup(q: int) -> str:
+        """Look a number up."""
+        return f"found {q}"
+
+    def run(model: Any) -> float:
+        async def go() -> None:
+            result = await agent.run("go", model=model)
+            assert result.output == "done"
+
+        return cpu_seconds_async(go)
+
+    def function_model() -> Any:
+        calls = 0
+
+        def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            nonlocal calls
+            turn, calls = calls, calls + 1
+            if turn < turns - 1:
+                return ModelResponse(
+                    parts=[ToolCallPart("lookup", {"q": turn}, tool_call_id=f"c{turn}")]
+                )
+            return ModelResponse(parts=[TextPart("done")])
+
+        return FunctionModel(respond)
+
+    return compare(
+        GROUP,
+        f"pydantic-ai agent, {turns}-turn tool run (per run)",
+        "same agent on pydantic_ai FunctionModel",
+        lambda: run(pydantic_ai_model(ScriptedModel(script(turns)))),
+        lambda: run(function_model()),
+        repeats=repeats,
+        goal="<= 1.0",
+    )
+
+
+def langgraph_row(repeats: int, turns: int) -> Row:
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+    from langchain_core.tools import tool
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # create_react_agent is deprecated in favor of langchain's
+        from langgraph.prebuilt import create_react_agent
+
+    from agents_testing.adapters.langchain import langchain_chat_model
+
+    @tool
+    def lookup(q: int) -> str:
+        """Look a number up."""
+        return f"found {q}"
+
+    class FakeToolChatModel(GenericFakeChatModel):
+        """The framework's fake chat model, made to accept bind_tools as ReAct needs."""
+
+        def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+            return self
+
+    def fake_model() -> Any:
+        replies = [
+            AIMessage("", tool_calls=[{"name": "lookup", "args": {"q": turn}, "id": f"c{turn}"}])
+            for turn in range(turns - 1)
+        ]
+        replies.append(AIMessage("done"))
+        return FakeToolChatModel(messages=iter(replies))
+
+    def run(model: Any) -> float:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            graph = create_react_agent(model, [lookup])
+
+        def go() -> None:
+            state = graph.invoke({"messages": [("user", "go")]}, {"recursion_limit": 2 * turns + 5})
+            assert state["messages"][-1].content == "done"
+
+        return cpu_seconds(go)
+
+    return compare(
+        GROUP,
+        f"LangGraph ReAct agent, {turns}-turn tool run (per run)",
+        "same graph on a GenericFakeChatModel subclass with bind_tools",
+        lambda: run(langchain_chat_model(ScriptedModel(script(turns)))),
+        lambda: run(fake_model()),
+        repeats=repeats,
+        goal="<= 1.0",
+    )
+
+
+def rows(quick: bool) -> list[Row]:
+    repeats = 1 if quick else 5
+    turns = 3 if quick else 20
+    return [pydantic_ai_row(repeats, turns), langgraph_row(repeats, turns)]

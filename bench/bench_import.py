@@ -1,0 +1,71 @@
+"""Import rows: process CPU and peak memory of a fresh interpreter importing one module."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+
+from _harness import PEAK_RSS_CODE, Row
+
+GROUP = "import"
+
+
+def probe(module: str) -> tuple[float, float]:
+    """Return the CPU seconds and peak RSS (MiB) of ``python -c 'import module'``."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", f"import {module}\n{PEAK_RSS_CODE}"], stdout=subprocess.PIPE
+    )
+    assert process.stdout is not None
+    peak = process.stdout.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode:
+        raise RuntimeError(f"import {module} failed")
+    return usage.ru_utime + usage.ru_stime, float(peak)
+
+
+def measure(modules: list[str], repeats: int) -> dict[str, list[tuple[float, float]]]:
+    """Probe every module ``repeats`` times, rotating the order from one repeat to the next."""
+    for module in modules:
+        probe(module)  # compile bytecode caches before timing
+    samples: dict[str, list[tuple[float, float]]] = {module: [] for module in modules}
+    for repeat in range(repeats):
+        shift = repeat % len(modules)
+        for module in modules[shift:] + modules[:shift]:
+            samples[module].append(probe(module))
+    return samples
+
+
+def pair_rows(ours: str, base: str, samples: dict[str, list[tuple[float, float]]]) -> list[Row]:
+    def row(measure: str, field: int, unit: str) -> Row:
+        pairs = list(zip(samples[ours], samples[base], strict=True))
+        return Row(
+            GROUP,
+            f"import {ours}: {measure}",
+            f"import {base}",
+            statistics.median(o[field] for o, _ in pairs),
+            statistics.median(b[field] for _, b in pairs),
+            unit,
+            statistics.median(o[field] / b[field] for o, b in pairs),
+            "<= 1.0" if base != "asyncio" else "",
+        )
+
+    return [row("process CPU", 0, "s"), row("peak RSS", 1, "MiB")]
+
+
+PAIRS = [
+    ("agents_testing", "asyncio"),
+    ("agents_testing", "agents.testing"),
+    ("agents_testing.adapters.openai_agents", "agents.testing"),
+    ("agents_testing.adapters.pydantic_ai", "pydantic_ai.models.function"),
+    ("agents_testing.adapters.langchain", "langchain_core.language_models.fake_chat_models"),
+]
+
+
+def rows(quick: bool) -> list[Row]:
+    pairs = PAIRS[:1] if quick else PAIRS  # the frameworks take seconds each to import
+    modules = list(dict.fromkeys(module for pair in pairs for module in pair))
+    samples = measure(modules, 1 if quick else 3)
+    return [row for ours, base in pairs for row in pair_rows(ours, base, samples)]
