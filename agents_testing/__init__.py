@@ -41,11 +41,14 @@ from .items import ResponseDoneEvent as ResponseDoneEvent
 from .items import ResponseDonePayload as ResponseDonePayload
 from .items import ResponseStartedEvent as ResponseStartedEvent
 from .items import RetryAdviceRequest as RetryAdviceRequest
+from .items import ShellCallAction as ShellCallAction
+from .items import ShellCallItem as ShellCallItem
 from .items import StreamEvent as StreamEvent
 from .items import Usage as Usage
 from .items import UsagePayload as UsagePayload
 from .items import assistant_message as assistant_message
 from .items import function_call as function_call
+from .items import shell_call as shell_call
 from .model import ErrorStep as ErrorStep
 from .model import ModelResponder as ModelResponder
 from .model import RecordedModelCall as RecordedModelCall
@@ -157,6 +160,8 @@ __all__ = [
     "SendFunctionCallOutputCall",
     "SendMcpResponseCall",
     "SendMessageCall",
+    "ShellCallAction",
+    "ShellCallItem",
     "StreamEvent",
     "StreamResponder",
     "StreamResponderStep",
@@ -175,6 +180,7 @@ __all__ = [
     "WireRequestReason",
     "assistant_message",
     "function_call",
+    "shell_call",
     "model_error",
     "model_responder",
     "model_response",

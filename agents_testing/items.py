@@ -20,6 +20,8 @@ __all__ = [
     "ModelRetryAdvice",
     "OutputTextContent",
     "OutputTextDeltaEvent",
+    "ShellCallAction",
+    "ShellCallItem",
     "ResponseDoneEvent",
     "ResponseDonePayload",
     "ResponseStartedEvent",
@@ -29,6 +31,7 @@ __all__ = [
     "UsagePayload",
     "assistant_message",
     "function_call",
+    "shell_call",
 ]
 
 
@@ -108,6 +111,63 @@ def function_call(
         "arguments": arguments,
         "provider_data": provider_data,
     }
+
+
+class _ShellCallActionRequired(TypedDict):
+    commands: list[str]
+
+
+class ShellCallAction(_ShellCallActionRequired, total=False):
+    timeout_ms: int
+    max_output_length: int
+
+
+class _ShellCallItemRequired(TypedDict):
+    type: Literal["shell_call"]
+    call_id: str
+    id: str
+    status: Literal["completed"]
+    action: ShellCallAction
+
+
+class ShellCallItem(_ShellCallItemRequired, total=False):
+    provider_data: Any
+
+
+def shell_call(
+    commands: str | Sequence[str],
+    *,
+    call_id: str,
+    id: str | None = None,  # noqa: A002 - the item's own key name
+    timeout_ms: int | None = None,
+    max_output_length: int | None = None,
+    provider_data: Any = None,
+) -> ShellCallItem:
+    """Build a completed call of the hosted shell tool (``ShellTool`` in openai-agents).
+
+    ``commands`` is one command or a sequence of them, run in order by the tool's executor.
+    """
+    if isinstance(commands, str):
+        commands = [commands]
+    elif not isinstance(commands, Sequence) or not all(
+        isinstance(command, str) for command in commands
+    ):
+        raise TypeError("shell_call commands must be a string or a sequence of strings")
+    action: dict[str, Any] = {"commands": list(commands)}
+    if timeout_ms is not None:
+        action["timeout_ms"] = timeout_ms
+    if max_output_length is not None:
+        action["max_output_length"] = max_output_length
+    item: dict[str, Any] = {
+        "type": "shell_call",
+        "call_id": call_id,
+        "id": call_id if id is None else id,
+        "status": "completed",
+        "action": action,
+    }
+    if provider_data is not None:
+        item["provider_data"] = provider_data
+    return item  # type: ignore[return-value]
 
 
 def _type_name(value: object) -> str:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
-import sys
 import threading
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any, Literal, TypedDict, TypeVar, cast
 
 from . import _describe
+from ._closing import close_source, in_flight
 from ._completion import CompletionContext
 from ._records import detach_on_read, stored_value
 from ._sharing import snapshot_sharing
@@ -900,12 +900,12 @@ class ScriptedModel(CompletionContext):
                     _check_abort(request, index)
                     yield event
             except BaseException as error:
-                failure = _in_flight(error)
+                failure = in_flight(error)
                 raise
             finally:
                 # Close the source now, not when the garbage collector finds it: a consumer
                 # that stops early expects the scripted source to be released.
-                await _close_source(events.aclose, failure)
+                await close_source(events.aclose, failure)
             _check_abort(request, index)
             return
         result = step.payload
@@ -1034,10 +1034,10 @@ async def _iterate(source: Any) -> AsyncGenerator[Any, None]:
                     return
                 yield event
         except BaseException as error:
-            failure = _in_flight(error)
+            failure = in_flight(error)
             raise
         finally:
-            await _close_source(getattr(iterator, "aclose", None), failure)
+            await close_source(getattr(iterator, "aclose", None), failure)
     sync_iterator = iter(source)
     try:
         while True:
@@ -1049,45 +1049,10 @@ async def _iterate(source: Any) -> AsyncGenerator[Any, None]:
                 event = await event
             yield event
     except BaseException as error:
-        failure = _in_flight(error)
+        failure = in_flight(error)
         raise
     finally:
-        await _close_source(getattr(sync_iterator, "close", None), failure)
-
-
-def _in_flight(error: BaseException) -> BaseException | None:
-    """Return the error a source close must not replace; None for a consumer's plain close."""
-    # GeneratorExit only means the consumer stopped reading: a close error is then the one
-    # failure to report. Any other error (the source's, an abort, a cancellation) wins.
-    return None if isinstance(error, GeneratorExit) else error
-
-
-async def _close_source(close: Callable[[], object] | None, failure: BaseException | None) -> None:
-    """Close a stream source; while ``failure`` propagates, attach a close error to it instead."""
-    if close is None:
-        return
-    if failure is None:
-        result = close()
-        if inspect.isawaitable(result):
-            await result
-        return
-    try:
-        result = close()
-        if inspect.isawaitable(result):
-            await result
-    except BaseException as close_error:
-        # The reference lets the source's own error pass up unchanged; the close error stays
-        # visible as a note on it rather than replacing it.
-        _add_note(failure, f"closing the stream source also failed: {close_error!r}")
-
-
-def _add_note(error: BaseException, note: str) -> None:
-    if sys.version_info >= (3, 11):
-        error.add_note(note)
-    else:
-        notes: list[str] = list(getattr(error, "__notes__", ()))
-        notes.append(note)
-        error.__notes__ = notes  # type: ignore[attr-defined]
+        await close_source(getattr(sync_iterator, "close", None), failure)
 
 
 def _automatic_events(response: ModelResponse) -> Iterable[StreamEvent]:

@@ -15,6 +15,7 @@ from agents_testing.items import (
     Usage,
     assistant_message,
     function_call,
+    shell_call,
 )
 
 # -- assistant_message --------------------------------------------------------------------
@@ -387,3 +388,41 @@ def test_the_optional_key_of_model_steps_is_optional_at_run_time() -> None:
     for step in [ResponseStep, ErrorStep, ResponderStep, StreamStep, StreamResponderStep]:
         assert step.__optional_keys__ == {"optional"}, step
         assert "type" in step.__required_keys__
+
+
+# -- shell_call -----------------------------------------------------------------------------
+
+
+def test_shell_call_builds_a_completed_hosted_shell_call() -> None:
+    assert shell_call("ls -la", call_id="call_1") == {
+        "type": "shell_call",
+        "call_id": "call_1",
+        "id": "call_1",
+        "status": "completed",
+        "action": {"commands": ["ls -la"]},
+    }
+
+
+def test_shell_call_keeps_several_commands_and_the_optional_limits() -> None:
+    item = shell_call(
+        ("cd /tmp", "ls"),
+        call_id="call_2",
+        id="sh_2",
+        timeout_ms=1000,
+        max_output_length=200,
+        provider_data={"k": 1},
+    )
+
+    assert item["id"] == "sh_2"
+    assert item["action"] == {
+        "commands": ["cd /tmp", "ls"],
+        "timeout_ms": 1000,
+        "max_output_length": 200,
+    }
+    assert item["provider_data"] == {"k": 1}
+
+
+@pytest.mark.parametrize("commands", [None, 3, ["ls", 3]], ids=["none", "number", "mixed"])
+def test_shell_call_refuses_commands_that_are_not_strings(commands: Any) -> None:
+    with pytest.raises(TypeError, match="commands must be a string or a sequence of strings"):
+        shell_call(commands, call_id="call_1")

@@ -81,6 +81,7 @@ except ImportError as _missing:  # the import tests hide the framework to reach 
     ) from _missing
 
 from .. import items as _core
+from .._closing import close_source, in_flight
 from ..errors import InvalidScriptedModelOutputError, InvalidScriptedModelStepError
 from ..model import ScriptedModel, ScriptedModelStream
 
@@ -233,6 +234,7 @@ class _ScriptedAgentsModel(Model):
         *,
         exact: bool,
     ) -> AsyncIterator[ResponseStreamEvent]:
+        failure: BaseException | None = None
         try:
             if exact:
                 translate = _ExactEventTranslator(call_index)
@@ -246,11 +248,14 @@ class _ScriptedAgentsModel(Model):
                 response = self._converted(_completed_response, payload, call_index)
                 for sdk_event in _rendered_events(response):
                     yield sdk_event
-        except Exception as error:
-            self._failed.append(_FailedCall(error, True, request))
+        except BaseException as error:
+            if isinstance(error, Exception):
+                self._failed.append(_FailedCall(error, True, request))
+            failure = in_flight(error)
             raise
         finally:
-            await events.aclose()
+            # A failing source close must not hide the error that ended the stream.
+            await close_source(events.aclose, failure)
 
     def _converted(self, convert: typing.Callable[..., _T], *args: Any) -> _T:
         """Run an output conversion; record a scripted item it refuses as a violation."""

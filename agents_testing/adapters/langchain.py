@@ -71,6 +71,7 @@ except ImportError as _missing:  # the import tests hide the framework to reach 
         extra="langchain",
     ) from _missing
 
+from .._closing import close_source, in_flight
 from ..errors import InvalidScriptedModelOutputError, InvalidScriptedModelStepError
 from ..items import ModelRequest, ModelResponse, assistant_message, function_call
 from ..model import ScriptedModel
@@ -174,6 +175,7 @@ class ScriptedChatModel(BaseChatModel):
         """Serve a sync streamed call, reading the core stream one event at a time."""
         events = self.scripted_model.stream_response(_model_request(messages, stop, kwargs))
         chunks = _ChunkTranslator(self.scripted_model, events.call_index)
+        failure: BaseException | None = None
         with _SyncRunner() as runner:
             try:
                 while True:
@@ -182,9 +184,12 @@ class ScriptedChatModel(BaseChatModel):
                     except StopAsyncIteration:
                         return
                     yield from chunks.translate(event)
+            except BaseException as error:
+                failure = in_flight(error)
+                raise
             finally:
                 # Runs on an early exit too, so the scripted source is closed on our loop.
-                runner.run(_close(events))
+                runner.run(_close(events, failure))
 
     async def _astream(
         self,
@@ -196,12 +201,16 @@ class ScriptedChatModel(BaseChatModel):
         """Serve an async streamed call."""
         events = self.scripted_model.stream_response(_model_request(messages, stop, kwargs))
         chunks = _ChunkTranslator(self.scripted_model, events.call_index)
+        failure: BaseException | None = None
         try:
             async for event in events:
                 for chunk in chunks.translate(event):
                     yield chunk
+        except BaseException as error:
+            failure = in_flight(error)
+            raise
         finally:
-            await _close(events)
+            await _close(events, failure)
 
 
 # -- requests ---------------------------------------------------------------------------
@@ -552,10 +561,9 @@ async def _next_event(events: AsyncIterator[Any]) -> Any:
     return await events.__anext__()
 
 
-async def _close(events: AsyncIterator[Any]) -> None:
-    aclose: Callable[[], Awaitable[object]] | None = getattr(events, "aclose", None)
-    if aclose is not None:
-        await aclose()
+async def _close(events: AsyncIterator[Any], failure: BaseException | None) -> None:
+    # While ``failure`` propagates, a failing source close is noted on it, not raised.
+    await close_source(getattr(events, "aclose", None), failure)
 
 
 # -- sync calls -------------------------------------------------------------------------

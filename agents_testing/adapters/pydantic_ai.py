@@ -39,8 +39,6 @@ from __future__ import annotations
 from collections.abc import (
     AsyncGenerator,
     AsyncIterator,
-    Awaitable,
-    Callable,
     Iterable,
     Iterator,
     Mapping,
@@ -79,6 +77,7 @@ except ImportError as _missing:  # the import tests hide the framework to reach 
         extra="pydantic-ai",
     ) from _missing
 
+from .._closing import close_source, in_flight
 from ..errors import InvalidScriptedModelOutputError, InvalidScriptedModelStepError
 from ..items import ModelRequest, ModelResponse, assistant_message, function_call
 from ..model import ScriptedModel
@@ -168,6 +167,7 @@ class ScriptedPydanticAIModel(Model):
         """
         settings, parameters = self.prepare_request(model_settings, model_request_parameters)
         events = self.scripted_model.stream_response(_core_request(messages, settings, parameters))
+        failure: BaseException | None = None
         try:
             yield _ScriptedStreamedResponse(
                 model_request_parameters=parameters,
@@ -175,9 +175,12 @@ class ScriptedPydanticAIModel(Model):
                 _model=self.scripted_model,
                 _call_index=events.call_index,
             )
+        except BaseException as error:
+            failure = in_flight(error)
+            raise
         finally:
             # Runs when the agent stops reading early too, so the scripted source is closed.
-            await _close(events)
+            await _close(events, failure)
 
 
 # -- requests ---------------------------------------------------------------------------
@@ -521,7 +524,7 @@ class _ScriptedStreamedResponse(StreamedResponse):
 
     async def close_stream(self) -> None:
         """Close the scripted source; pydantic-ai calls this when a stream is cancelled."""
-        await _close(self._source)
+        await _close(self._source, None)
 
     @property
     def model_name(self) -> str:
@@ -544,7 +547,6 @@ class _ScriptedStreamedResponse(StreamedResponse):
         return self._timestamp
 
 
-async def _close(events: AsyncIterator[Any]) -> None:
-    aclose: Callable[[], Awaitable[object]] | None = getattr(events, "aclose", None)
-    if aclose is not None:
-        await aclose()
+async def _close(events: AsyncIterator[Any], failure: BaseException | None) -> None:
+    # While ``failure`` propagates, a failing source close is noted on it, not raised.
+    await close_source(getattr(events, "aclose", None), failure)

@@ -576,6 +576,37 @@ async def test_an_event_without_a_chunk_shape_is_refused(event: Any) -> None:
         model.assert_complete()
 
 
+class RefusedEventSource:
+    """A source of one event the adapter refuses, whose ``aclose()`` fails too."""
+
+    def __aiter__(self) -> RefusedEventSource:
+        return self
+
+    async def __anext__(self) -> dict[str, Any]:
+        return {"type": "model", "event": "text"}
+
+    async def aclose(self) -> None:
+        raise RuntimeError("aclose broke")
+
+
+@pytest.mark.parametrize("mode", ["stream", "astream"])
+async def test_a_refused_event_survives_a_failing_source_close(mode: str) -> None:
+    chat = langchain_chat_model(ScriptedModel([model_stream(RefusedEventSource())]))
+
+    async def read() -> None:
+        if mode == "stream":
+            list(chat.stream("hi"))
+        else:
+            [chunk async for chunk in chat.astream("hi")]
+
+    # The adapter's refusal is what the caller must see, not the close that followed it.
+    with pytest.raises(InvalidScriptedModelStepError) as raised:
+        await read()
+
+    assert raised.value.reason == "invalid_stream_event"
+    assert any("aclose broke" in note for note in getattr(raised.value, "__notes__", []))
+
+
 def test_an_event_missing_its_data_is_a_structured_error() -> None:
     model = ScriptedModel([model_stream([{"type": "response_started"}, {"type": "model"}])])
 

@@ -28,6 +28,7 @@ from agents import (
     Runner,
     RunResult,
     RunResultStreaming,
+    ShellTool,
     function_tool,
     input_guardrail,
     retry_policies,
@@ -36,6 +37,7 @@ from agents import ModelResponse as SdkModelResponse
 from agents import ModelRetryAdvice as SdkRetryAdvice
 from agents.models.interface import Model
 from agents.retry import ModelRetryAdviceRequest, RetryPolicyContext
+from agents.tool import ShellCommandRequest
 from openai.types.responses import (
     ResponseCompletedEvent,
     ResponseFunctionToolCall,
@@ -68,6 +70,7 @@ from agents_testing import (
     model_responder,
     model_stream,
     optional_step,
+    shell_call,
 )
 from agents_testing.adapters.openai_agents import openai_agents_model
 
@@ -331,6 +334,27 @@ async def test_invalid_item_is_refused_with_a_one_line_reason_and_recorded() -> 
     with pytest.raises(InvalidScriptedModelOutputError) as again:
         model.assert_complete()
     assert (again.value.call_index, again.value.reason) == (0, "name: Field required")
+
+
+async def test_invalid_item_in_an_exact_stream_survives_a_failing_source_close() -> None:
+    class Source:
+        def __aiter__(self) -> Source:
+            return self
+
+        async def __anext__(self) -> dict[str, Any]:
+            return {"type": "response_done", "response": {"output": [{"type": "telepathy"}]}}
+
+        async def aclose(self) -> None:
+            raise RuntimeError("aclose broke")
+
+    model = ScriptedModel([model_stream(Source())])
+
+    # The adapter's own refusal is what the runner must see, not the close that followed it.
+    with pytest.raises(InvalidScriptedModelOutputError) as raised:
+        await collect(stream(model))
+
+    assert (raised.value.call_index, raised.value.item_type) == (0, "telepathy")
+    assert any("aclose broke" in note for note in getattr(raised.value, "__notes__", []))
 
 
 async def test_invalid_item_in_a_streamed_response_is_refused_and_recorded() -> None:
@@ -1324,3 +1348,35 @@ async def test_the_same_step_without_optional_is_reported_unused() -> None:
     assert raised.value.pending_steps == (
         {"step_index": 0, "type": "response", "summary": "assistant message 'never shown'"},
     )
+
+
+# -- shell_call: the hosted shell tool's call item ----------------------------------------------
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+async def test_shell_call_item_runs_the_shell_tools_executor(stream: bool) -> None:
+    ran: list[list[str]] = []
+
+    def executor(request: ShellCommandRequest) -> str:
+        ran.append(list(request.data.action.commands))
+        return "README.md"
+
+    model = ScriptedModel(
+        [
+            [shell_call(["ls", "pwd"], call_id="call_sh", timeout_ms=5000)],
+            [assistant_message("One file.")],
+        ]
+    )
+    agent = Agent(
+        name="Shell assistant", model=openai_agents_model(model), tools=[ShellTool(executor)]
+    )
+
+    result = await run(agent, "What is here?", stream=stream)
+
+    assert result.final_output == "One file."
+    assert ran == [["ls", "pwd"]]
+    second = model.calls[1].request
+    assert second.tool_names == ("shell",)
+    assert list(second.tool_outputs) == ["call_sh"]
+    assert "README.md" in str(second.tool_outputs["call_sh"])
+    model.assert_complete()

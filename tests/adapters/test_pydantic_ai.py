@@ -492,6 +492,28 @@ async def test_unknown_stream_event_fails_naming_what_is_supported() -> None:
     )
 
 
+async def test_a_refused_event_survives_a_failing_source_close() -> None:
+    class Source:
+        def __aiter__(self) -> Source:
+            return self
+
+        async def __anext__(self) -> dict[str, Any]:
+            return {"type": "audio_delta", "delta": "..."}
+
+        async def aclose(self) -> None:
+            raise RuntimeError("aclose broke")
+
+    model = ScriptedModel([model_stream(Source())])
+
+    # The adapter's refusal is what the agent must see, not the close that followed it.
+    with pytest.raises(InvalidScriptedModelStepError) as raised:
+        async with weather_agent(model).run_stream(PROMPT) as streamed:
+            await streamed.get_output()
+
+    assert raised.value.reason == "invalid_stream_event"
+    assert any("aclose broke" in note for note in getattr(raised.value, "__notes__", []))
+
+
 async def test_stream_event_missing_its_data_is_a_structured_error() -> None:
     model = ScriptedModel([model_stream([{"type": "output_text_delta"}])])
 
