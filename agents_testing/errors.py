@@ -684,7 +684,7 @@ class UnscriptedAgentError(_StructuredError, AssertionError):
         self.agent_name = agent_name
         self.reason: UnscriptedAgentReason = reason
         self.call_index = call_index
-        self.scripted_agent_names = tuple(scripted_agent_names)
+        self.scripted_agent_names: tuple[str, ...] = tuple(scripted_agent_names)
         super().__init__(
             _unscripted_agent_message(agent_name, reason, call_index, self.scripted_agent_names)
         )

@@ -942,7 +942,7 @@ class ScriptedModelStream(AsyncIterator[StreamEvent]):
         # The scripted source until the first read; closing an unstarted generator skips its
         # finally block, so aclose() closes the source itself then.
         self._source = source
-        self.call_index = call_index
+        self.call_index: int = call_index
         self.step_type: StepKind = step_type
 
     @property

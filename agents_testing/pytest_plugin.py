@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Generator, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -32,11 +32,20 @@ import pytest
 
 from .model import ScriptedModel, ScriptedModelInput
 from .realtime import ScriptedRealtimeTransport
-from .sandbox import SandboxStep, ScriptedSandboxSession, scripted_sandbox_session
+from .sandbox import (
+    SandboxMethodMode,
+    SandboxStep,
+    ScriptedSandboxSession,
+    scripted_sandbox_session,
+)
 
 __all__ = [
     "INI_OPTION",
     "MARKER",
+    "CheckComplete",
+    "ScriptedModelFactory",
+    "ScriptedRealtimeFactory",
+    "ScriptedSandboxFactory",
     "check_complete",
     "scripted_model",
     "scripted_realtime",
@@ -57,6 +66,35 @@ class _Completable(Protocol):
 
 
 _Double = TypeVar("_Double", bound=_Completable)
+
+
+class ScriptedModelFactory(Protocol):
+    """The ``scripted_model`` fixture: annotate the test argument with it."""
+
+    def __call__(self, steps: Iterable[ScriptedModelInput] = ()) -> ScriptedModel: ...
+
+
+class ScriptedSandboxFactory(Protocol):
+    """The ``scripted_sandbox`` fixture: annotate the test argument with it."""
+
+    def __call__(
+        self,
+        steps: Iterable[SandboxStep] = (),
+        *,
+        interface: type[Any] | Mapping[str, SandboxMethodMode] | None = None,
+    ) -> ScriptedSandboxSession: ...
+
+
+class ScriptedRealtimeFactory(Protocol):
+    """The ``scripted_realtime`` fixture: annotate the test argument with it."""
+
+    def __call__(self) -> ScriptedRealtimeTransport: ...
+
+
+class CheckComplete(Protocol):
+    """The ``check_complete`` fixture: annotate the test argument with it."""
+
+    def __call__(self, double: _Double, /) -> _Double: ...
 
 
 @dataclass(frozen=True)
@@ -166,9 +204,7 @@ def _register(request: pytest.FixtureRequest, double: _Double, where: str) -> _D
 
 
 @pytest.fixture
-def scripted_model(
-    request: pytest.FixtureRequest,
-) -> Callable[..., ScriptedModel]:
+def scripted_model(request: pytest.FixtureRequest) -> ScriptedModelFactory:
     """Return a factory of :class:`ScriptedModel` doubles checked when the test returns."""
 
     def make(steps: Iterable[ScriptedModelInput] = ()) -> ScriptedModel:
@@ -178,21 +214,22 @@ def scripted_model(
 
 
 @pytest.fixture
-def scripted_sandbox(
-    request: pytest.FixtureRequest,
-) -> Callable[..., ScriptedSandboxSession]:
+def scripted_sandbox(request: pytest.FixtureRequest) -> ScriptedSandboxFactory:
     """Return a factory of scripted sandbox sessions checked when the test returns."""
 
-    def make(steps: Iterable[SandboxStep] = (), **kwargs: Any) -> ScriptedSandboxSession:
-        return _register(request, scripted_sandbox_session(steps, **kwargs), _caller(request))
+    def make(
+        steps: Iterable[SandboxStep] = (),
+        *,
+        interface: type[Any] | Mapping[str, SandboxMethodMode] | None = None,
+    ) -> ScriptedSandboxSession:
+        session = scripted_sandbox_session(steps, interface=interface)
+        return _register(request, session, _caller(request))
 
     return make
 
 
 @pytest.fixture
-def scripted_realtime(
-    request: pytest.FixtureRequest,
-) -> Callable[[], ScriptedRealtimeTransport]:
+def scripted_realtime(request: pytest.FixtureRequest) -> ScriptedRealtimeFactory:
     """Return a factory of realtime transport doubles checked when the test returns."""
 
     def make() -> ScriptedRealtimeTransport:
@@ -202,7 +239,7 @@ def scripted_realtime(
 
 
 @pytest.fixture
-def check_complete(request: pytest.FixtureRequest) -> Callable[[_Double], _Double]:
+def check_complete(request: pytest.FixtureRequest) -> CheckComplete:
     """Return a function that checks any double with ``assert_complete()`` like the others."""
 
     def track(double: _Double) -> _Double:

@@ -1144,10 +1144,10 @@ class _ScenarioRun:
         self.transport = transport
         self.loop = loop
         self.outcome: asyncio.Future[Any] = loop.create_future()
-        self.active = True
+        self.active: bool = True
         self.terminal_error: BaseException | None = None
-        self.scenario_finished = False
-        self.exercise_finished = False
+        self.scenario_finished: bool = False
+        self.exercise_finished: bool = False
         self.exercise_value: Any = None
         self.tasks: list[asyncio.Task[Any]] = []
         self.owned: list[asyncio.Future[Any]] = []

@@ -16,6 +16,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessageChunk, BaseMessage, HumanMessage
+from langchain_core.messages.ai import add_ai_message_chunks
 from langchain_core.tools import tool
 
 from agents_testing import ScriptedModel, assistant_message, function_call
@@ -73,12 +74,12 @@ async def test_streamed_turns_aggregate_into_tool_calls() -> None:
     chat = langchain_chat_model(model).bind_tools([get_weather])
 
     # The same script streams: tool calls arrive as tool_call_chunks that add up.
-    chunks = [chunk async for chunk in chat.astream("What is the weather in Tokyo?")]
-    reply = chunks[0]
-    for chunk in chunks[1:]:
-        reply += chunk
+    chunks: list[AIMessageChunk] = []
+    async for chunk in chat.astream("What is the weather in Tokyo?"):
+        assert isinstance(chunk, AIMessageChunk)
+        chunks.append(chunk)
+    reply = add_ai_message_chunks(chunks[0], *chunks[1:])
 
-    assert isinstance(reply, AIMessageChunk)
     assert reply.tool_calls[0]["args"] == {"city": "Tokyo"}
     assert model.calls[0].streamed is True
     model.assert_complete()

@@ -108,7 +108,10 @@ async def test_records_what_the_loop_sent() -> None:
         ]
     )
 
-    await run_agent(model, "go", {"lookup": lambda q: q.upper()})
+    def lookup(q: str) -> str:
+        return q.upper()
+
+    await run_agent(model, "go", {"lookup": lookup})
 
     first, last = model.first_call, model.last_call
     assert first is not None
@@ -116,8 +119,9 @@ async def test_records_what_the_loop_sent() -> None:
     assert (first.index, last.index) == (0, 1)
     assert first.request.tools == ["lookup"]
     # Each read is a detached copy: editing it never rewrites the model's history.
+    assert isinstance(first.request.input, list)  # a list of items, not a plain prompt
     first.request.input.clear()
-    assert model.calls[0].request.input[0]["content"] == "go"
+    assert model.calls[0].request.last_user_text == "go"
 
 
 @pytest.mark.asyncio
@@ -196,9 +200,10 @@ def order_model() -> Iterator[ScriptedModel]:
 
 @pytest.mark.asyncio
 async def test_preserves_the_order_lookup_workflow(order_model: ScriptedModel) -> None:
-    answer = await run_agent(
-        order_model, "Where is order 123?", {"lookup_order": lambda order_id: "shipped"}
-    )
+    def lookup_order(order_id: str) -> str:
+        return "shipped"
+
+    answer = await run_agent(order_model, "Where is order 123?", {"lookup_order": lookup_order})
 
     assert answer == "Order 123 has shipped."
     assert len(order_model.calls) == 2
@@ -208,8 +213,11 @@ async def test_preserves_the_order_lookup_workflow(order_model: ScriptedModel) -
 async def test_an_extra_model_turn_fails_loudly() -> None:
     model = ScriptedModel([[function_call("lookup", {"q": "x"}, call_id="call_1")]])
 
+    def lookup(q: str) -> str:
+        return q
+
     # The loop wants a second turn the script does not have.
     with pytest.raises(UnexpectedModelCallError) as raised:
-        await run_agent(model, "go", {"lookup": lambda q: q})
+        await run_agent(model, "go", {"lookup": lookup})
 
     assert (raised.value.call_index, raised.value.streamed) == (1, False)

@@ -14,10 +14,12 @@ pytest.importorskip("anthropic")
 pytest.importorskip("httpx")
 
 import json
+from typing import Any
 
 import anthropic
 import httpx
 import openai
+from openai.types.responses import FunctionToolParam, ResponseFunctionToolCall
 
 from agents_testing import (
     ScriptedHTTPError,
@@ -29,15 +31,16 @@ from agents_testing import (
 from agents_testing.adapters.httpx import scripted_transport
 from agents_testing.wire import ScriptedServer
 
-WEATHER_TOOL = {
+WEATHER_TOOL: FunctionToolParam = {
     "type": "function",
     "name": "get_weather",
     "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    "strict": None,
 }
 
 
-def weather_agent(client, prompt):  # the code under test: a Responses API tool loop
-    conversation = [{"role": "user", "content": prompt}]
+def weather_agent(client: openai.OpenAI, prompt: str) -> str:  # the code under test
+    conversation: list[Any] = [{"role": "user", "content": prompt}]
     while True:
         response = client.responses.create(
             model="gpt-4.1",
@@ -45,7 +48,7 @@ def weather_agent(client, prompt):  # the code under test: a Responses API tool 
             input=conversation,
             tools=[WEATHER_TOOL],
         )
-        calls = [item for item in response.output if item.type == "function_call"]
+        calls = [item for item in response.output if isinstance(item, ResponseFunctionToolCall)]
         if not calls:
             return response.output_text
         for call in calls:
@@ -60,7 +63,7 @@ def weather_agent(client, prompt):  # the code under test: a Responses API tool 
             )
 
 
-def test_openai_responses_over_loopback():
+def test_openai_responses_over_loopback() -> None:
     model = ScriptedModel(
         [
             [function_call("get_weather", {"city": "Tokyo"}, call_id="call_1")],  # turn 1: a tool
@@ -76,18 +79,19 @@ def test_openai_responses_over_loopback():
     first, second = model.calls
     assert first.request.system_instructions == "Report the weather."
     assert first.request.tools[0]["name"] == "get_weather"
-    assert second.request.input[-1]["output"] == "Tokyo: sunny"  # the tool's result
+    assert second.request.tool_outputs == {"call_1": "Tokyo: sunny"}  # the tool's result
     assert second.request.extra["body"]["model"] == "gpt-4.1"  # the raw JSON body
     model.assert_complete()
 
 
-def test_openai_chat_completions_in_process():
+def test_openai_chat_completions_in_process() -> None:
     model = ScriptedModel([[assistant_message("Hello!")]])
     transport = scripted_transport(model)  # no socket at all
     client = openai.OpenAI(
         base_url="http://scripted.invalid/v1",
         api_key="test-key",
-        http_client=httpx.Client(transport=transport),
+        # The transport serves httpx and the httpx2 fork this client is typed against alike.
+        http_client=httpx.Client(transport=transport),  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
     )
 
     reply = client.chat.completions.create(
@@ -95,11 +99,11 @@ def test_openai_chat_completions_in_process():
     )
 
     assert reply.choices[0].message.content == "Hello!"
-    assert model.last_call.request.input == [{"type": "message", "role": "user", "content": "Hi"}]
+    assert model.calls[-1].request.input == [{"type": "message", "role": "user", "content": "Hi"}]
     transport.assert_complete()
 
 
-def test_anthropic_streamed_with_a_retried_overload():
+def test_anthropic_streamed_with_a_retried_overload() -> None:
     model = ScriptedModel(
         [
             model_error(ScriptedHTTPError(529, retry_after=0.01)),  # the client retries this
@@ -120,7 +124,7 @@ def test_anthropic_streamed_with_a_retried_overload():
     model.assert_complete()
 
 
-def test_one_server_for_several_agents():
+def test_one_server_for_several_agents() -> None:
     triage = ScriptedModel([[assistant_message("billing")]])
     billing = ScriptedModel([[assistant_message("Refund issued.")]])
 
@@ -131,5 +135,5 @@ def test_one_server_for_several_agents():
         answer = client.responses.create(model="billing-model", input=route.output_text)
 
     assert answer.output_text == "Refund issued."
-    assert billing.last_call.request.input == "billing"
+    assert billing.calls[-1].request.input == "billing"
     server.assert_complete()  # every model's script was used, no request went astray

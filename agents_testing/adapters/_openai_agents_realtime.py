@@ -100,12 +100,29 @@ import dataclasses
 import json
 from collections import deque
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
-from typing import Any, cast, get_args
+from typing import Any, Literal, cast, get_args, overload
 
 from ._requirements import framework_import_error
 
 try:
-    from agents.realtime.events import RealtimeSessionEvent
+    from agents.realtime.events import (
+        RealtimeAgentEndEvent,
+        RealtimeAgentStartEvent,
+        RealtimeAudio,
+        RealtimeAudioEnd,
+        RealtimeAudioInterrupted,
+        RealtimeError,
+        RealtimeGuardrailTripped,
+        RealtimeHandoffEvent,
+        RealtimeHistoryAdded,
+        RealtimeHistoryUpdated,
+        RealtimeInputAudioTimeoutTriggered,
+        RealtimeRawModelEvent,
+        RealtimeSessionEvent,
+        RealtimeToolApprovalRequired,
+        RealtimeToolEnd,
+        RealtimeToolStart,
+    )
     from agents.realtime.items import (
         AssistantMessageItem,
         RealtimeItem,
@@ -172,6 +189,119 @@ def openai_agents_realtime_model(transport: ScriptedRealtimeTransport) -> Realti
     return _TransportRealtimeModel(transport)
 
 
+# One overload per event type, so the returned event is typed as the class of its type.
+@overload
+async def wait_for_session_event(
+    session: RealtimeSession,
+    event_type: Literal["agent_start"],
+    *,
+    where: Callable[[RealtimeAgentStartEvent], object] | None = None,
+) -> RealtimeAgentStartEvent: ...
+@overload
+async def wait_for_session_event(
+    session: RealtimeSession,
+    event_type: Literal["agent_end"],
+    *,
+    where: Callable[[RealtimeAgentEndEvent], object] | None = None,
+) -> RealtimeAgentEndEvent: ...
+@overload
+async def wait_for_session_event(
+    session: RealtimeSession,
+    event_type: Literal["handoff"],
+    *,
+    where: Callable[[RealtimeHandoffEvent], object] | None = None,
+) -> RealtimeHandoffEvent: ...
+@overload
+async def wait_for_session_event(
+    session: RealtimeSession,
+    event_type: Literal["tool_start"],
+    *,
+    where: Callable[[RealtimeToolStart], object] | None = None,
+) -> RealtimeToolStart: ...
+@overload
+async def wait_for_session_event(
+    session: RealtimeSession,
+    event_type: Literal["tool_end"],
+    *,
+    where: Callable[[RealtimeToolEnd], object] | None = None,
+) -> RealtimeToolEnd: ...
+@overload
+async def wait_for_session_event(
+    session: RealtimeSession,
+    event_type: Literal["tool_approval_required"],
+    *,
+    where: Callable[[RealtimeToolApprovalRequired], object] | None = None,
+) -> RealtimeToolApprovalRequired: ...
+@overload
+async def wait_for_session_event(
+    session: RealtimeSession,
+    event_type: Literal["raw_model_event"],
+    *,
+    where: Callable[[RealtimeRawModelEvent], object] | None = None,
+) -> RealtimeRawModelEvent: ...
+@overload
+async def wait_for_session_event(
+    session: RealtimeSession,
+    event_type: Literal["audio_end"],
+    *,
+    where: Callable[[RealtimeAudioEnd], object] | None = None,
+) -> RealtimeAudioEnd: ...
+@overload
+async def wait_for_session_event(
+    session: RealtimeSession,
+    event_type: Literal["audio"],
+    *,
+    where: Callable[[RealtimeAudio], object] | None = None,
+) -> RealtimeAudio: ...
+@overload
+async def wait_for_session_event(
+    session: RealtimeSession,
+    event_type: Literal["audio_interrupted"],
+    *,
+    where: Callable[[RealtimeAudioInterrupted], object] | None = None,
+) -> RealtimeAudioInterrupted: ...
+@overload
+async def wait_for_session_event(
+    session: RealtimeSession,
+    event_type: Literal["error"],
+    *,
+    where: Callable[[RealtimeError], object] | None = None,
+) -> RealtimeError: ...
+@overload
+async def wait_for_session_event(
+    session: RealtimeSession,
+    event_type: Literal["history_updated"],
+    *,
+    where: Callable[[RealtimeHistoryUpdated], object] | None = None,
+) -> RealtimeHistoryUpdated: ...
+@overload
+async def wait_for_session_event(
+    session: RealtimeSession,
+    event_type: Literal["history_added"],
+    *,
+    where: Callable[[RealtimeHistoryAdded], object] | None = None,
+) -> RealtimeHistoryAdded: ...
+@overload
+async def wait_for_session_event(
+    session: RealtimeSession,
+    event_type: Literal["guardrail_tripped"],
+    *,
+    where: Callable[[RealtimeGuardrailTripped], object] | None = None,
+) -> RealtimeGuardrailTripped: ...
+@overload
+async def wait_for_session_event(
+    session: RealtimeSession,
+    event_type: Literal["input_audio_timeout_triggered"],
+    *,
+    where: Callable[[RealtimeInputAudioTimeoutTriggered], object] | None = None,
+) -> RealtimeInputAudioTimeoutTriggered: ...
+@overload
+async def wait_for_session_event(
+    session: RealtimeSession,
+    event_type: str,
+    *,
+    where: Callable[[Any], object] | None = None,
+) -> RealtimeSessionEvent: ...
 async def wait_for_session_event(
     session: RealtimeSession,
     event_type: str,

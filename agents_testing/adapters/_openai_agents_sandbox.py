@@ -152,7 +152,7 @@ class OpenAIAgentsSandboxSession(BaseSandboxSession):
         manifest: Manifest | None = None,
     ) -> None:
         self._script = ScriptedSandboxSession(steps, interface=OPENAI_AGENTS_SANDBOX_INTERFACE)
-        self.state = SandboxSessionState(
+        self.state: SandboxSessionState = SandboxSessionState(
             type="scripted",
             snapshot=NoopSnapshot(id="scripted"),
             manifest=Manifest() if manifest is None else copy.deepcopy(manifest),

@@ -87,7 +87,7 @@ class ScriptedServer:
     """
 
     def __init__(self, models: ScriptedModel | Mapping[str, ScriptedModel]) -> None:
-        self.endpoint = ScriptedEndpoint(models)
+        self.endpoint: ScriptedEndpoint = ScriptedEndpoint(models)
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 

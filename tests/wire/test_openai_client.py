@@ -383,3 +383,30 @@ def test_api_key_is_never_recorded(mode: str) -> None:
     texts.append(str(violation.value))
     assert "authorization" not in model.calls[0].request.extra["headers"]
     assert all(API_KEY not in text for text in texts)
+
+
+def test_in_process_transport_opens_no_socket(monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    opened: list[socket.AddressFamily] = []
+    real_init = socket.socket.__init__
+
+    def counting_init(self: socket.socket, *args: Any, **kwargs: Any) -> None:
+        real_init(self, *args, **kwargs)
+        opened.append(self.family)
+
+    monkeypatch.setattr(socket.socket, "__init__", counting_init)
+    model = ScriptedModel([[assistant_message("plain")], [assistant_message("streamed")]])
+
+    with sync_client(model, "transport") as (client, _):
+        client.responses.create(model="gpt-test", input="one")
+        list(
+            client.chat.completions.create(
+                model="gpt-test", messages=[{"role": "user", "content": "two"}], stream=True
+            )
+        )
+
+    # The sync path runs the scripted step on a private event loop, whose self-pipe is an
+    # AF_UNIX socket pair; no network socket is ever created.
+    assert [family for family in opened if family != socket.AF_UNIX] == []
+    model.assert_complete()
