@@ -100,7 +100,13 @@ def function_call(
     A ``str`` ``arguments`` is kept verbatim; anything else is written as compact JSON.
     """
     if not isinstance(arguments, str):
-        arguments = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
+        try:
+            arguments = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
+        except (TypeError, ValueError, RecursionError) as error:
+            raise TypeError(
+                "function_call() arguments must be a str or JSON-serializable data (dicts, "
+                f"lists, strings, numbers, booleans, None): {error}"
+            ) from None
     return {
         "type": "function_call",
         "name": name,

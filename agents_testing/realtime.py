@@ -319,7 +319,7 @@ def _check_method(api: str, method: object) -> None:
     if isinstance(method, str) and _camel_to_snake(method) in _METHODS:
         hint = f" (did you mean {_camel_to_snake(method)!r}?)"
     raise ValueError(
-        f"ScriptedRealtimeTransport.{api}() got unknown method {method!r}{hint}; "
+        f"ScriptedRealtimeTransport.{api}() got unknown method {_describe.value(method)}{hint}; "
         f"valid methods are: {', '.join(_METHODS)}."
     )
 
@@ -378,7 +378,7 @@ def _check_timeout(timeout: object) -> None:
     if not valid:
         raise ValueError(
             "ScriptedRealtimeTransport.run_scenario() timeout must be a finite non-negative "
-            f"number of seconds or None (no timeout), got {timeout!r}."
+            f"number of seconds or None (no timeout), got {_describe.value(timeout)}."
         )
 
 

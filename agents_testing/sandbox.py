@@ -429,7 +429,7 @@ def _interface_modes(interface: _Interface) -> Mapping[str, SandboxMethodMode]:
     modes: dict[str, SandboxMethodMode] = {}
     for name, mode in entries.items():
         if not isinstance(name, str):
-            raise TypeError(f"interface method names must be strings; got {name!r}")
+            raise TypeError(f"interface method names must be strings; got {_describe.value(name)}")
         if not name.isidentifier() or name.startswith("_"):
             raise ValueError(f"interface method {name!r} must be a public identifier")
         if name in _RESERVED_NAMES:
@@ -437,7 +437,9 @@ def _interface_modes(interface: _Interface) -> Mapping[str, SandboxMethodMode]:
                 f"interface method {name!r} clashes with ScriptedSandboxSession.{name}"
             )
         if mode not in ("sync", "async"):
-            raise ValueError(f"interface method {name!r} must be 'sync' or 'async'; got {mode!r}")
+            raise ValueError(
+                f"interface method {name!r} must be 'sync' or 'async'; got {_describe.value(mode)}"
+            )
         modes[name] = "sync" if mode == "sync" else "async"
     return modes
 

@@ -19,12 +19,15 @@ pytest.importorskip("agents")
 
 from agents import (
     Agent,
+    GuardrailFunctionOutput,
+    InputGuardrailTripwireTriggered,
     Model,
     ModelRetrySettings,
     ModelSettings,
     RunConfig,
     Runner,
     function_tool,
+    input_guardrail,
     retry_policies,
 )
 
@@ -40,6 +43,7 @@ from agents_testing import (
     model_error,
     model_responder,
     model_stream,
+    optional_step,
 )
 from agents_testing.adapters.openai_agents import openai_agents_model
 
@@ -146,7 +150,10 @@ async def test_inspects_what_the_runner_sent_to_the_model() -> None:
     assert first.request.input == [{"content": "What is the weather in Tokyo?", "role": "user"}]
     assert first.request.system_instructions == "Answer in one sentence."
     assert first.request.model_settings["temperature"] == 0.0
-    assert [tool.name for tool in first.request.tools] == ["get_weather"]
+    # Read helpers read the same on every adapter: tools offered, last user text, tool outputs.
+    assert first.request.tool_names == ("get_weather",)
+    assert last.request.last_user_text == "What is the weather in Tokyo?"
+    assert last.request.tool_outputs == {"call_1": "Tokyo: sunny"}
     assert not first.streamed
     assert isinstance(last.request.input, list)
     assert [item.get("type") for item in last.request.input] == [
@@ -278,17 +285,23 @@ async def test_retries_a_failure_with_fixed_advice(stream: bool) -> None:
 
 @pytest.mark.asyncio
 async def test_retries_a_failure_with_advice_from_a_callback() -> None:
+    # Retry is opt-in in the SDK: without a retry policy in ModelSettings(retry=...) the
+    # runner never asks for advice. This policy follows the model's advice.
+    retry_on_advice = ModelSettings(
+        retry=ModelRetrySettings(max_retries=1, policy=retry_policies.provider_suggested())
+    )
+
     def advise(request: RetryAdviceRequest) -> ModelRetryAdvice:
         return ModelRetryAdvice(suggested=request.attempt == 1, retry_after=0.0)
 
     model = ScriptedModel(
         [
-            model_error(OverloadedError("503 overloaded"), advise),
+            model_error(ConnectionError("503 overloaded"), advise),
             [assistant_message("Recovered.")],
         ]
     )
     agent = Agent(
-        name="Assistant", model=openai_agents_model(model), model_settings=RETRY_ON_ADVICE
+        name="Assistant", model=openai_agents_model(model), model_settings=retry_on_advice
     )
 
     result = await Runner.run(agent, "hi", run_config=RUN_CONFIG)
@@ -299,6 +312,23 @@ async def test_retries_a_failure_with_advice_from_a_callback() -> None:
 
 
 # -- detect workflow drift ----------------------------------------------------------------------
+
+
+async def test_a_call_that_may_not_happen_is_an_optional_step() -> None:
+    @input_guardrail  # runs in parallel with the first model call
+    def block_everything(context: Any, agent: Agent[Any], prompt: Any) -> GuardrailFunctionOutput:
+        return GuardrailFunctionOutput(output_info="blocked", tripwire_triggered=True)
+
+    # Whether the model call starts before the guardrail trips is up to the SDK's scheduling.
+    model = ScriptedModel([optional_step([assistant_message("Not shown.")])])
+    agent = Agent(
+        name="Assistant", model=openai_agents_model(model), input_guardrails=[block_everything]
+    )
+
+    with pytest.raises(InputGuardrailTripwireTriggered):
+        await Runner.run(agent, "Do something forbidden", run_config=RUN_CONFIG)
+
+    model.assert_complete()  # passes whether or not the optional step was used
 
 
 def create_order_agent(model: Model, *, needs_approval: bool = False) -> Agent[Any]:

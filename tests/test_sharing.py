@@ -7,6 +7,8 @@ import random
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agents_testing import ModelRequest, ScriptedModel, assistant_message, function_call
 from agents_testing._records import stored_value
@@ -354,3 +356,119 @@ async def test_reading_a_shared_record_hands_out_an_unshared_copy() -> None:
 
     assert model.calls[0].request.input == [{"role": "user", "content": "hi"}]
     assert model.calls[1].request.input[0] == {"role": "user", "content": "hi"}
+
+
+# -- property: every snapshot is exact, however the caller mutates between calls -------------
+
+# Values that are equal (or look alike) but are distinguishable: swapping one for another in
+# place is the change a bulk equality check would miss.
+CONFUSABLE: list[Any] = [0, False, 0.0, -0.0, 1, True, 1.0, "a", b"a", MARKERS[0], MARKERS[1]]
+
+
+atoms = st.one_of(
+    st.sampled_from(CONFUSABLE),
+    st.integers(-2, 2),
+    st.booleans(),
+    st.sampled_from([0.0, -0.0, 1.0, math.nan, math.inf]),
+    st.sampled_from(["", "a", "b"]),
+    st.none(),
+    st.sampled_from([b"", b"x"]),
+    st.sampled_from(MARKERS),
+)
+values = st.recursive(
+    atoms,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.sampled_from(["a", "b", "c"]), inner, max_size=3),
+        st.tuples(inner, inner),
+        st.binary(max_size=2).map(bytearray),
+    ),
+    max_leaves=8,
+)
+
+
+def containers(value: Any) -> list[Any]:
+    """Every dict, list and bytearray reachable from ``value`` (each once)."""
+    found: list[Any] = []
+    seen: set[int] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (dict, list, bytearray, tuple)) and id(item) not in seen:
+            seen.add(id(item))
+            if not isinstance(item, tuple):
+                found.append(item)
+            if isinstance(item, dict):
+                stack.extend(item.values())
+            elif not isinstance(item, bytearray):
+                stack.extend(item)
+    return found
+
+
+@settings(max_examples=100, deadline=None, database=None)
+@given(st.data())
+def test_snapshots_stay_exact_under_any_mutation_between_calls(data: st.DataObject) -> None:
+    conversation: list[Any] = data.draw(st.lists(values, max_size=4))
+    stored: list[Any] = []
+    expected: list[Any] = []
+    for _ in range(data.draw(st.integers(1, 5))):
+        for _ in range(data.draw(st.integers(0, 3))):
+            target = data.draw(st.sampled_from(containers(conversation)))
+            if isinstance(target, dict):
+                action = data.draw(st.sampled_from(["set", "confuse", "confuse", "pop", "order"]))
+                key = data.draw(st.sampled_from(["a", "b", "c"]))
+                if action == "confuse" and target:
+                    # Swap a value already there for one equal to it or looking like it.
+                    key = data.draw(st.sampled_from(sorted(target)))
+                    target[key] = data.draw(st.sampled_from(CONFUSABLE))
+                elif action == "set":
+                    # Sometimes a value already in the conversation: a new shared reference.
+                    shared = containers(conversation)
+                    target[key] = data.draw(st.one_of(values, st.sampled_from(shared)))
+                elif action == "pop":
+                    target.pop(key, None)
+                elif action == "order" and target:
+                    first = next(iter(target))
+                    target[first] = target.pop(first)
+            elif isinstance(target, list):
+                action = data.draw(
+                    st.sampled_from(["append", "replace", "confuse", "confuse", "remove"])
+                )
+                if target and action == "confuse":
+                    position = data.draw(st.integers(0, len(target) - 1))
+                    target[position] = data.draw(st.sampled_from(CONFUSABLE))
+                elif action == "append":
+                    target.append(data.draw(values))
+                elif target and action == "replace":
+                    target[data.draw(st.integers(0, len(target) - 1))] = data.draw(values)
+                elif target:
+                    target.pop(0)
+            else:
+                target.extend(b"z")
+        conversation.extend(data.draw(st.lists(values, max_size=2)))
+        stored.append(snapshot_sharing(conversation, stored[-1] if stored else None))
+        expected.append(snapshot(conversation))
+    for before, wanted in zip(stored, expected, strict=True):
+        assert_same_snapshot(before, wanted)
+
+
+@settings(max_examples=100, deadline=None, database=None)
+@given(st.data())
+def test_swapping_a_value_for_an_equal_looking_one_in_place_is_recorded(
+    data: st.DataObject,
+) -> None:
+    confusable = st.sampled_from(CONFUSABLE)
+    item_strategy = st.dictionaries(st.sampled_from(["a", "b"]), confusable, min_size=1)
+    conversation: list[Any] = data.draw(st.lists(item_strategy, min_size=1, max_size=4))
+    stored: list[Any] = []
+    expected: list[Any] = []
+    for _ in range(4):
+        for _ in range(data.draw(st.integers(0, 2))):
+            item = data.draw(st.sampled_from(conversation))
+            item[data.draw(st.sampled_from(sorted(item)))] = data.draw(confusable)
+        if data.draw(st.booleans()):
+            conversation.append(data.draw(item_strategy))
+        stored.append(snapshot_sharing(conversation, stored[-1] if stored else None))
+        expected.append(snapshot(conversation))
+    for before, wanted in zip(stored, expected, strict=True):
+        assert_same_snapshot(before, wanted)

@@ -4,85 +4,9 @@
 as ``RealtimeRunner(agent, model=...)`` and script the transport as usual (``expect_call``,
 ``emit``, ``run_scenario``, ``fail_next_call``, ``disconnect``). The adapter only translates.
 
-Outbound, the SDK's send events become normalized transport calls:
-
-==============================================  ============================================
-SDK send event                                  transport call
-==============================================  ============================================
-``connect(options)``                            ``connect({"api_key", "model", "url",
-                                                "call_id", "initial_session_config"})``
-                                                (``model`` is ``model_name`` from the initial
-                                                settings; headers and the playback tracker are
-                                                not passed on)
-``RealtimeModelSendUserInput(str)``             ``send_message(text)``
-``RealtimeModelSendUserInput(message dict)``    ``send_message(message)`` (the dict as sent)
-``RealtimeModelSendAudio(audio, commit)``       ``send_audio(audio, commit=commit)``
-``RealtimeModelSendToolOutput(...)``            ``send_function_call_output(tool_call, output,
-                                                start_response)``; ``tool_call`` is
-                                                ``{"type": "function_call", "name", "call_id",
-                                                "id", "previous_item_id", "arguments"}``
-``RealtimeModelSendInterrupt(...)``             ``interrupt()`` (whatever its options)
-``RealtimeModelSendSessionUpdate(settings)``    ``update_session_config(settings)``
-``RealtimeModelSendRawMessage`` of type         ``request_response(response)`` when
-``response.create``                             ``other_data`` holds nothing but ``response``
-any other ``RealtimeModelSendRawMessage``       ``send_event({"type": ..., **other_data})``
-``close()``                                     ``close()``
-==============================================  ============================================
-
-``send_event_if`` checks its condition and sends in one step, so the session's guardrail
-feedback message is sent as ``send_message``.
-
-Inbound, each normalized event the test emits becomes the SDK's model event(s):
-
-=======================================================  ==================================
-``transport.emit(...)``                                  SDK model event
-=======================================================  ==================================
-``"function_call", {"name", "call_id", "arguments",      ``RealtimeModelToolCallEvent``
-"id"?, "previous_item_id"?}``
-``"item_update", item``                                  ``RealtimeModelItemUpdatedEvent``
-``"item_deleted", {"item_id"}``                          ``RealtimeModelItemDeletedEvent``
-``"audio", {"data", "response_id", "item_id",            ``RealtimeModelAudioEvent``
-"content_index"}``
-``"audio_interrupted"`` / ``"audio_done"``               ``RealtimeModelAudioInterruptedEvent``
-(payload optional)                                       / ``RealtimeModelAudioDoneEvent``
-``"audio_transcript_delta", {"item_id", "delta",         ``RealtimeModelTranscriptDeltaEvent``
-"response_id"}``
-``"turn_started", payload?``                             ``RealtimeModelTurnStartedEvent``
-``"turn_done", {"response": {"id", "usage"?}}``          ``RealtimeModelUsageEvent`` (when
-                                                         there is usage), then
-                                                         ``RealtimeModelTurnEndedEvent``
-``"usage_update", usage``                                ``RealtimeModelUsageEvent``
-``"error", {"type": "error", "error": err}``             ``RealtimeModelErrorEvent(err)``
-``"connection_change", status``                          ``RealtimeModelConnectionStatusEvent``
-``"model_event", event``                                 ``event`` unchanged (any SDK
-                                                         ``RealtimeModelEvent``)
-=======================================================  ==================================
-
-- An ``item_update`` item is a normalized realtime item (``item_id``, ``type``, ``role``,
-  ``content``...) or an SDK item. Assistant ``output_text`` / ``output_audio`` parts become the
-  SDK's ``text`` / ``audio`` parts, a user ``input_image`` part's ``image`` becomes
-  ``image_url``, and keys the SDK item does not declare (such as a user message's ``status``)
-  are dropped, so history holds what the SDK's own transport would put there.
-- ``audio_interrupted`` and ``audio_done`` may carry ``{"item_id", "content_index"}``; without
-  them they name the item of the last ``audio`` event (``""`` and ``0`` before any audio).
-- A response id is read from ``response_id``, ``response["id"]`` or
-  ``provider_data["response"]["id"]``, whichever comes first.
-- ``connection_change("disconnected")`` that is not part of the model's own ``connect`` or
-  ``close`` (``transport.disconnect(error)``, or a test's emit) is a remote drop: after the
-  status event and every event emitted with it (``disconnect``'s ``error``), the session gets
-  ``RealtimeModelEndOfStreamEvent``, as from the SDK's WebSocket model, so
-  ``async for event in session`` ends.
-
-Delivery: the transport calls listeners synchronously, but the session's listener is async,
-so emitted events are queued and one task awaits ``listener.on_event`` for each, in emit
-order, with the listeners registered at delivery time. Conversion happens at emit time, so a
-malformed payload raises from ``emit``. An exception from a listener reaches the listeners
-as ``RealtimeModelExceptionEvent`` (the session raises it from its event iterator), as the
-SDK's WebSocket model reports its own failures. ``close()`` and a failed ``connect()`` stop
-delivery and drop events not yet delivered; events emitted afterwards are delivered again.
-A ``close()`` made by a listener stops at once: the listeners after it do not get the event
-being delivered (nor the exception event being reported), as when the SDK's WebSocket model
-cancels its reader task.
+How each SDK send event becomes a transport call, and each emitted event becomes the SDK's
+model event(s), is documented for users in ``docs/realtime.md`` ("How the openai-agents
+adapter maps events"); this module follows those tables.
 
 A test waits for emitted events through the session's own event stream:
 ``await wait_for_session_event(session, "audio")`` consumes the session's events until an

@@ -15,7 +15,12 @@ from pathlib import Path
 
 import pytest
 
+import agents_testing
+
 ROOT = Path(__file__).resolve().parents[2]
+# The package under test: the checkout, or site-packages when CI runs these tests against the
+# installed wheel.
+PACKAGE = Path(agents_testing.__file__).resolve().parent
 DOCS = ROOT / "docs"
 SITE = "https://agents-testing.github.io/agents-testing/"
 REPOSITORY = "https://github.com/agents-testing/agents-testing/blob/main/"
@@ -82,8 +87,8 @@ def test_every_docs_page_is_in_the_site_navigation() -> None:
 def public_modules() -> dict[str, list[str]]:
     """Map each public module (no ``_`` in its path) to its ``__all__``, read statically."""
     found: dict[str, list[str]] = {}
-    for path in sorted((ROOT / "agents_testing").rglob("*.py")):
-        parts = path.relative_to(ROOT).with_suffix("").parts
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
         if parts[-1] == "__init__":
             parts = parts[:-1]
         if any(part.startswith("_") for part in parts):

@@ -125,3 +125,17 @@ def test_url_before_start_says_to_start_it() -> None:
 def test_starting_twice_is_an_error() -> None:
     with ScriptedServer(ScriptedModel([])) as server, pytest.raises(RuntimeError):
         server.start()
+
+
+def test_entering_the_model_with_the_server_checks_it_after_the_server_closes() -> None:
+    from agents_testing import UnconsumedModelStepsError
+
+    model = ScriptedModel([[assistant_message("a")], [assistant_message("unused")]])
+
+    with pytest.raises(UnconsumedModelStepsError) as caught, model, ScriptedServer(model) as server:
+        post(server.url, "/v1/chat/completions", CHAT)
+
+    assert caught.value.remaining_steps == 1
+    assert server.requests[0].status == 200
+    with pytest.raises(RuntimeError):  # the server closed before the model was checked
+        _ = server.url
