@@ -6,6 +6,8 @@ import dataclasses
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agents_testing.items import (
     ModelRequest,
@@ -426,3 +428,30 @@ def test_shell_call_keeps_several_commands_and_the_optional_limits() -> None:
 def test_shell_call_refuses_commands_that_are_not_strings(commands: Any) -> None:
     with pytest.raises(TypeError, match="commands must be a string or a sequence of strings"):
         shell_call(commands, call_id="call_1")
+
+
+_JUNK = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["type", "role", "content", "call_id", "output", "name", "text"]),
+            inner,
+            max_size=4,
+        )
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(input_items=_JUNK, tools=_JUNK, handoffs=_JUNK)
+def test_read_helpers_never_fail_on_whatever_a_request_holds(
+    input_items: Any, tools: Any, handoffs: Any
+) -> None:
+    request = ModelRequest(input=input_items, tools=tools, handoffs=handoffs)
+
+    assert all(isinstance(name, str) for name in request.tool_names)
+    assert all(isinstance(name, str) for name in request.handoff_names)
+    assert request.last_user_text is None or isinstance(request.last_user_text, str)
+    assert all(isinstance(call_id, str) for call_id in request.tool_outputs)

@@ -1102,3 +1102,16 @@ def test_invalid_step_message_says_how_to_fix_it() -> None:
         'is not in the session interface; "method" must name a method of the session '
         "interface; pass interface=... to script the methods of another session type."
     )
+
+
+def test_call_summary_survives_an_argument_whose_repr_fails() -> None:
+    class Opaque:
+        def __repr__(self) -> str:
+            raise RuntimeError("no repr")
+
+    session = scripted_sandbox_session([{"method": "start", "result": None}])
+
+    with pytest.raises(UnexpectedSandboxCallError) as raised:
+        session.invoke("supports_pty", Opaque())
+
+    assert raised.value.call_summary == "supports_pty(<Opaque>)"

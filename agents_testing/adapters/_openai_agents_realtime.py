@@ -237,6 +237,20 @@ async def wait_for_session_event(
     Events before it are consumed and skipped. Raises ``AssertionError`` if the session's
     event stream ends first; an exception the stream raises propagates.
     """
+    if not callable(getattr(type(session), "__aiter__", None)):
+        raise TypeError(
+            "wait_for_session_event() session must be a RealtimeSession (the object "
+            f"RealtimeRunner.run() returns), got {type(session).__name__}."
+        )
+    if not isinstance(event_type, str):
+        raise TypeError(
+            "wait_for_session_event() event_type must be an event type name such as "
+            f"'agent_end', got {type(event_type).__name__}."
+        )
+    if where is not None and not callable(where):
+        raise TypeError(
+            f"wait_for_session_event() where must be callable or None, got {type(where).__name__}."
+        )
     # The session's __aiter__ is an async generator, so the iterator can be closed early.
     events = cast("AsyncGenerator[RealtimeSessionEvent, None]", session.__aiter__())
     try:

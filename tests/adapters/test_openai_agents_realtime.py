@@ -1083,3 +1083,25 @@ async def test_a_scenario_mismatch_fails_the_run_and_the_session_still_closes() 
 def test_the_adapter_needs_a_scripted_transport() -> None:
     with pytest.raises(TypeError, match="ScriptedRealtimeTransport"):
         openai_agents_realtime_model(object())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "named"),
+    [
+        pytest.param((5, "agent_end"), {}, "session must be a RealtimeSession", id="session"),
+        pytest.param((None, "agent_end"), {}, "session must be a RealtimeSession", id="none"),
+        pytest.param(("session", 5), {}, "event_type must be an event type name", id="type"),
+        pytest.param(("session", "agent_end"), {"where": 1}, "where must be callable", id="where"),
+    ],
+)
+async def test_wait_for_session_event_refuses_bad_arguments_by_name(
+    args: tuple[Any, ...], kwargs: dict[str, Any], named: str
+) -> None:
+    # Found by tests/reliability: a wrong session raised AttributeError from inside.
+    transport = ScriptedRealtimeTransport()
+    if args[0] == "session":
+        session = await runner(transport).run()
+        args = (session, *args[1:])
+    with pytest.raises(TypeError, match=named) as info:
+        await wait_for_session_event(*args, **kwargs)
+    assert str(info.value).startswith("wait_for_session_event() ")
