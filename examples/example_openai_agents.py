@@ -314,6 +314,7 @@ async def test_retries_a_failure_with_advice_from_a_callback() -> None:
 # -- detect workflow drift ----------------------------------------------------------------------
 
 
+@pytest.mark.asyncio
 async def test_a_call_that_may_not_happen_is_an_optional_step() -> None:
     @input_guardrail  # runs in parallel with the first model call
     def block_everything(context: Any, agent: Agent[Any], prompt: Any) -> GuardrailFunctionOutput:
