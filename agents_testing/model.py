@@ -699,6 +699,18 @@ class ScriptedModel(CompletionContext):
         """Serve a non-streaming call with the next step."""
         # Nothing is awaited before the step is taken, so overlapping calls get their steps in
         # the order they started.
+        index, recorded, result, responded = self._begin_response(request)
+        if responded and inspect.isawaitable(result):
+            result = await result
+        return self._end_response(request, index, recorded, result, responded=responded)
+
+    def _begin_response(self, request: ModelRequest) -> tuple[int, ModelRequest, Any, bool]:
+        """Take a non-streamed call's step and run it up to its first await.
+
+        Returns the call index, the recorded request, the step's result (an awaitable when a
+        responder returned one) and whether a responder produced it. Sync adapters use it
+        with ``_end_response`` to serve a call without an event loop when nothing needs one.
+        """
         index, recorded, step = self._take(request, streamed=False)
         if step.kind in _STREAM_KINDS:
             raise self._violation(
@@ -713,12 +725,21 @@ class ScriptedModel(CompletionContext):
             self._remember_error(step, request, streamed=False)
             raise step.payload
         if step.kind == "responder":
-            result = step.payload(self._read_call(index))
-            if inspect.isawaitable(result):
-                result = await result
+            return index, recorded, step.payload(self._read_call(index)), True
+        return index, recorded, step.payload, False
+
+    def _end_response(
+        self,
+        request: ModelRequest,
+        index: int,
+        recorded: ModelRequest,
+        result: Any,
+        *,
+        responded: bool,
+    ) -> ModelResponse:
+        """Finish a call begun by ``_begin_response`` once its result is no longer awaitable."""
+        if responded:
             _check_abort(request, index)
-        else:
-            result = step.payload
         response = self._normalize_response(result, index, recorded, require_response_id=False)
         _check_abort(recorded, index)
         return response

@@ -31,6 +31,7 @@ argument string) and a last chunk with usage and ids.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
@@ -135,11 +136,17 @@ class ScriptedChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         """Serve a sync non-streamed call: run the core call to completion in this thread."""
+        model = self.scripted_model
+        # The same halves get_response() runs, minus the event loop: a loop is needed only
+        # when a responder returned an awaitable, which is rare and then awaited on our own.
         request = _model_request(messages, stop, kwargs)
-        call_index = self._next_call_index()
-        with _SyncRunner() as runner:
-            response = runner.run(self.scripted_model.get_response(request))
-        return self._chat_result(response, call_index)
+        begin = model._begin_response  # pyright: ignore[reportPrivateUsage]
+        index, recorded, result, responded = begin(request)
+        if responded and inspect.isawaitable(result):
+            with _SyncRunner() as runner:
+                result = runner.run(_awaited(result))
+        end = model._end_response  # pyright: ignore[reportPrivateUsage]
+        return self._chat_result(end(request, index, recorded, result, responded=responded), index)
 
     async def _agenerate(
         self,

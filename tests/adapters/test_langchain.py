@@ -6,14 +6,17 @@ import pytest
 
 pytest.importorskip("langchain_core")
 
+import asyncio
 import copy
 import importlib
+import inspect
 import sys
 import threading
 import warnings
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from functools import partial
+from typing import Any, cast
 
 from langchain_core.messages import (
     AIMessage,
@@ -736,3 +739,97 @@ def test_langchain_create_agent_runs_the_tool_workflow() -> None:
     result = agent.invoke({"messages": [HumanMessage(PROMPT)]})
 
     check_tool_workflow(model, result["messages"])
+
+
+# -- the sync path without an event loop --------------------------------------------------
+
+
+async def slow_answer(call: RecordedModelCall) -> list[Any]:
+    await asyncio.sleep(0)
+    return [assistant_message(f"async answer to call {call.index}")]
+
+
+def same_path_script() -> list[Any]:
+    """Steps covering every way a non-streamed call ends, in both directions."""
+    return [
+        [assistant_message("static")],
+        model_responder(lambda call: [assistant_message(f"sync answer to call {call.index}")]),
+        model_responder(slow_answer),
+        model_error(ScriptedFailure("rate limited")),
+        model_stream([]),  # a streamed step for a non-streamed call
+        model_responder(lambda call: cast(Any, "not a response")),
+        [AIMessage(content="not an item")],
+    ]
+
+
+async def outcome(call: Any) -> tuple[str, Any]:
+    """Run ``call`` and describe its result or error by type and structured fields."""
+    try:
+        message = call()
+        if inspect.isawaitable(message):
+            message = await message
+    except Exception as error:
+        fields = {key: value for key, value in vars(error).items() if not key.startswith("_")}
+        return type(error).__name__, (str(error), fields)
+    # The message id is LangChain's run id, different on every call whatever the path.
+    return "ok", (message.content, message.response_metadata, message.usage_metadata)
+
+
+async def test_invoke_and_ainvoke_give_identical_records_results_and_errors() -> None:
+    sync_model = ScriptedModel(same_path_script())
+    async_model = ScriptedModel(same_path_script())
+    sync_chat = langchain_chat_model(sync_model)
+    async_chat = langchain_chat_model(async_model)
+    steps = len(same_path_script()) + 1  # one more: the unexpected call
+
+    # invoke() runs here, inside a running loop; the no-loop path must not care.
+    sync_outcomes = [await outcome(partial(sync_chat.invoke, "hi")) for _ in range(steps)]
+    async_outcomes = [await outcome(partial(async_chat.ainvoke, "hi")) for _ in range(steps)]
+
+    assert sync_outcomes == async_outcomes
+    assert [kind for kind, _ in sync_outcomes] == [
+        "ok",
+        "ok",
+        "ok",
+        "ScriptedFailure",
+        "InvalidScriptedModelStepError",
+        "InvalidScriptedModelStepError",
+        "InvalidScriptedModelOutputError",
+        "UnexpectedModelCallError",
+    ]
+    assert sync_outcomes[2][1][0] == "async answer to call 2"
+    assert sync_model.calls == async_model.calls
+    with pytest.raises(InvalidScriptedModelStepError) as sync_raised:
+        sync_model.assert_complete()
+    with pytest.raises(InvalidScriptedModelStepError) as async_raised:
+        async_model.assert_complete()
+    assert str(sync_raised.value) == str(async_raised.value)
+
+
+def test_sync_invoke_starts_no_event_loop_unless_a_responder_awaits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    loops: list[asyncio.AbstractEventLoop] = []
+    new_event_loop = asyncio.new_event_loop
+
+    def counted() -> asyncio.AbstractEventLoop:
+        loops.append(new_event_loop())
+        return loops[-1]
+
+    monkeypatch.setattr(asyncio, "new_event_loop", counted)
+    model = ScriptedModel(
+        [
+            [assistant_message("static")],
+            model_responder(lambda call: [assistant_message("sync")]),
+            model_responder(slow_answer),
+        ]
+    )
+    chat = langchain_chat_model(model)
+
+    assert [chat.invoke("hi").content for _ in range(2)] == ["static", "sync"]
+    assert loops == []
+    # An awaitable from a responder still gets a loop of its own, closed afterwards.
+    assert chat.invoke("hi").content == "async answer to call 2"
+    assert len(loops) == 1
+    assert loops[0].is_closed()
+    model.assert_complete()

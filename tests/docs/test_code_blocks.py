@@ -16,6 +16,7 @@ After editing an example, refresh the included blocks with
 from __future__ import annotations
 
 import ast
+import builtins
 import importlib.util
 import os
 import re
@@ -34,6 +35,7 @@ BLOCK = re.compile(
     re.MULTILINE | re.DOTALL,
 )
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+# Optional integrations: a block importing one is skipped where it is not installed.
 FRAMEWORKS = {
     "agents",
     "pydantic_ai",
@@ -252,6 +254,40 @@ def test_included_block_matches_its_example(where: str, include: str, code: str)
     assert code == included_source(include), (
         f"{where} differs from {include}; run python tests/docs/test_code_blocks.py --sync"
     )
+
+
+# Names a page defines in prose rather than in a block: the app module whose whole source
+# model.md shows above the tests that import it.
+DEFINED_IN_PROSE = {"docs/model.md": {"support_app"}}
+
+
+def _undefined_names(code_blocks: list[str]) -> set[str]:
+    """Return the names the blocks read that no block imports, defines or assigns."""
+    defined = set(dir(builtins))
+    read: set[str] = set()
+    for code in code_blocks:
+        for node in ast.walk(ast.parse(code)):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                defined.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                defined.add(node.name)
+            elif isinstance(node, ast.arg):
+                defined.add(node.arg)
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                defined.add(node.name)
+            elif isinstance(node, ast.Name):
+                (read if isinstance(node.ctx, ast.Load) else defined).add(node.id)
+    return read - defined
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: path.name)
+def test_every_name_a_page_uses_is_defined_on_that_page(document: Path) -> None:
+    where = str(document.relative_to(ROOT))
+    code_blocks = [code for place, _, code in BLOCKS if place.startswith(f"{where}#")]
+
+    undefined = _undefined_names(code_blocks) - DEFINED_IN_PROSE.get(where, set())
+
+    assert not undefined, f"{where} uses names none of its blocks define: {sorted(undefined)}"
 
 
 def test_readme_has_runnable_blocks() -> None:
