@@ -453,6 +453,9 @@ class InvalidScriptedSandboxStepError(_StructuredError, ValueError):
         self.detail = detail
         text = detail if detail is not None else _SANDBOX_STEP_MESSAGES[reason]
         hint = _SANDBOX_STEP_HINTS[reason]
+        if reason == "invalid_input" and method is not None:
+            # A mapping naming a known method: what is wrong is one of its flags.
+            hint = 'leave "optional" out, or set it to True for a step that may go unused.'
         if reason == "unknown_method" and method is not None:
             hint = f"{method!r} is not in the session interface; " + hint
         super().__init__(

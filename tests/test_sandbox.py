@@ -1087,8 +1087,10 @@ def test_sandbox_optional_flag_must_be_a_bool() -> None:
         scripted_sandbox_session([{"method": "stop", "result": None, "optional": "yes"}])
 
     assert (raised.value.reason, raised.value.input_index) == ("invalid_input", 0)
-    assert str(raised.value).startswith(
-        'Scripted sandbox step #1 for stop must set "optional" to a bool. Step #1 (input_index=0): '
+    assert str(raised.value) == (
+        'Scripted sandbox step #1 for stop must set "optional" to a bool. '
+        'Step #1 (input_index=0): leave "optional" out, or set it to True for a step that may '
+        "go unused."
     )
 
 

@@ -17,9 +17,9 @@ translate between the SDK's types and the normalized ones. Importing this module
 ``openai-agents`` installed raises ``ImportError`` naming the extra to install.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from ._openai_agents_model import openai_agents_model as openai_agents_model
-from ._openai_agents_realtime import openai_agents_realtime_model as openai_agents_realtime_model
-from ._openai_agents_realtime import wait_for_session_event as wait_for_session_event
 from ._openai_agents_route import OpenAIAgentsModelRoute as OpenAIAgentsModelRoute
 from ._openai_agents_route import route_openai_agents_models as route_openai_agents_models
 from ._openai_agents_sandbox import (
@@ -27,6 +27,31 @@ from ._openai_agents_sandbox import (
 )
 from ._openai_agents_sandbox import OpenAIAgentsSandboxSession as OpenAIAgentsSandboxSession
 from ._openai_agents_sandbox import openai_agents_sandbox_session as openai_agents_sandbox_session
+
+if TYPE_CHECKING:
+    from ._openai_agents_realtime import (
+        openai_agents_realtime_model as openai_agents_realtime_model,
+    )
+    from ._openai_agents_realtime import wait_for_session_event as wait_for_session_event
+
+# The SDK's realtime package costs about a tenth of the whole import and most tests never
+# touch it: its names load on first use.
+_REALTIME_NAMES = frozenset({"openai_agents_realtime_model", "wait_for_session_event"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _REALTIME_NAMES:
+        from . import _openai_agents_realtime
+
+        value = getattr(_openai_agents_realtime, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _REALTIME_NAMES)
+
 
 __all__ = [
     "OPENAI_AGENTS_SANDBOX_INTERFACE",

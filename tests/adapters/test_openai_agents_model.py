@@ -1282,6 +1282,36 @@ def test_import_without_the_sdk_names_the_extra() -> None:
     assert 'pip install "agents-testing[openai-agents]"' in completed.stdout
 
 
+def test_the_sdk_realtime_package_loads_only_when_a_realtime_name_is_used() -> None:
+    script = (
+        "import sys\n"
+        "import agents_testing.adapters.openai_agents as adapter\n"
+        "print('agents.realtime' in sys.modules)\n"
+        "from agents_testing.adapters.openai_agents import openai_agents_realtime_model\n"
+        "from agents_testing.adapters._openai_agents_realtime import (\n"
+        "    openai_agents_realtime_model as real,\n"
+        ")\n"
+        "print('agents.realtime' in sys.modules, openai_agents_realtime_model is real)\n"
+        "wait = adapter.wait_for_session_event\n"
+        "print(wait.__module__, 'wait_for_session_event' in dir(adapter))\n"
+        "try:\n"
+        "    adapter.no_such_name\n"
+        "except AttributeError as error:\n"
+        "    print(error)\n"
+    )
+
+    completed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+
+    assert completed.stdout.splitlines() == [
+        "False",
+        "True True",
+        "agents_testing.adapters._openai_agents_realtime True",
+        "module 'agents_testing.adapters.openai_agents' has no attribute 'no_such_name'",
+    ]
+
+
 # -- optional steps: a model call that may or may not happen ---------------------------------
 
 
