@@ -25,6 +25,7 @@ from agents import (
     ModelRetrySettings,
     ModelSettings,
     RunConfig,
+    RunContextWrapper,
     Runner,
     function_tool,
     input_guardrail,
@@ -317,7 +318,9 @@ async def test_retries_a_failure_with_advice_from_a_callback() -> None:
 @pytest.mark.asyncio
 async def test_a_call_that_may_not_happen_is_an_optional_step() -> None:
     @input_guardrail  # runs in parallel with the first model call
-    def block_everything(context: Any, agent: Agent[Any], prompt: Any) -> GuardrailFunctionOutput:
+    def block_everything(
+        context: RunContextWrapper[None], agent: Agent[Any], prompt: Any
+    ) -> GuardrailFunctionOutput:
         return GuardrailFunctionOutput(output_info="blocked", tripwire_triggered=True)
 
     # Whether the model call starts before the guardrail trips is up to the SDK's scheduling.
