@@ -1,27 +1,19 @@
-"""Test-run wiring shared by examples/ and tests/: async tests and a closed network."""
+"""Test-run wiring shared by examples/ and tests/: a closed network.
+
+Async tests run under pytest-asyncio (``asyncio_mode = "auto"`` in pyproject.toml); the
+examples carry ``@pytest.mark.asyncio`` so they also run in a project in strict mode.
+"""
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import ipaddress
 import socket
 from typing import Any
 
 import pytest
 
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
-    """Run ``async def`` tests in a fresh event loop, so the suite needs no async plugin."""
-    if not inspect.iscoroutinefunction(pyfuncitem.obj):
-        return None
-    if "anyio" in pyfuncitem.keywords or "asyncio" in pyfuncitem.keywords:
-        return None  # another plugin owns this test
-    names = pyfuncitem._fixtureinfo.argnames
-    kwargs = {name: pyfuncitem.funcargs[name] for name in names}
-    asyncio.run(pyfuncitem.obj(**kwargs))
-    return True
+# The pytest plugin's tests run pytest on small test projects.
+pytest_plugins = ["pytester"]
 
 
 class NetworkBlockedError(RuntimeError):

@@ -11,6 +11,7 @@ from .errors import InvalidScriptedModelStepReason as InvalidScriptedModelStepRe
 from .errors import InvalidScriptedSandboxStepError as InvalidScriptedSandboxStepError
 from .errors import InvalidScriptedSandboxStepReason as InvalidScriptedSandboxStepReason
 from .errors import RealtimeCallMatcherError as RealtimeCallMatcherError
+from .errors import RealtimeEventLoopError as RealtimeEventLoopError
 from .errors import RealtimeTransportNotClosedError as RealtimeTransportNotClosedError
 from .errors import SandboxCallMatcherError as SandboxCallMatcherError
 from .errors import ScriptedHTTPError as ScriptedHTTPError
@@ -127,6 +128,7 @@ __all__ = [
     "RealtimeStatus",
     "RealtimeTransportCall",
     "RealtimeTransportMethod",
+    "RealtimeEventLoopError",
     "RealtimeTransportNotClosedError",
     "RecordedConnectOptions",
     "RecordedModelCall",

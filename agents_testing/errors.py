@@ -18,6 +18,7 @@ __all__ = [
     "InvalidScriptedSandboxStepError",
     "InvalidScriptedSandboxStepReason",
     "RealtimeCallMatcherError",
+    "RealtimeEventLoopError",
     "RealtimeTransportNotClosedError",
     "SandboxCallMatcherError",
     "ScriptedHTTPError",
@@ -603,6 +604,32 @@ class ScriptedRealtimeConnectionSupersededError(_StructuredError, Exception):
         super().__init__(
             "ScriptedRealtimeTransport connection attempt was superseded by another "
             "lifecycle operation."
+        )
+
+
+class RealtimeEventLoopError(_StructuredError, RuntimeError):
+    """A realtime operation that needs asyncio ran without a running asyncio event loop.
+
+    ``running_library`` names the async library that was running instead (``"trio"``), or
+    is ``None`` when no event loop was running at all.
+    """
+
+    _fields = ("operation", "running_library")
+
+    def __init__(self, operation: str, running_library: str | None = None) -> None:
+        self.operation = operation
+        self.running_library = running_library
+        where = (
+            f"under {running_library} (running_library={running_library!r})"
+            if running_library
+            else "outside any event loop (running_library=None)"
+        )
+        super().__init__(
+            f"ScriptedRealtimeTransport.{operation}() needs a running asyncio event loop, but "
+            f"it was called {where}. The realtime double is built on asyncio futures and "
+            "tasks, so run this code on asyncio: in a script, asyncio.run(main()); with "
+            "pytest-asyncio, mark the test @pytest.mark.asyncio; with anyio, run the test on "
+            'the asyncio backend (an anyio_backend fixture that returns "asyncio").'
         )
 
 

@@ -20,6 +20,7 @@ import dataclasses
 import inspect
 import math
 import re
+import sys
 from collections import deque
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from ._snapshot import snapshot
 from .errors import (
     IncompleteRealtimeScenarioError,
     RealtimeCallMatcherError,
+    RealtimeEventLoopError,
     RealtimeTransportNotClosedError,
     ScriptedRealtimeConnectionSupersededError,
     ScriptedRealtimeScenarioCancelledError,
@@ -338,6 +340,26 @@ def _check_listener(listener: object) -> None:
         )
 
 
+def _running_loop(operation: str) -> asyncio.AbstractEventLoop:
+    """Return the running asyncio loop, or explain that the realtime double needs one."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        raise RealtimeEventLoopError(operation, _running_library()) from None
+
+
+def _running_library() -> str | None:
+    """Name the async library running instead of asyncio, without importing any."""
+    trio = sys.modules.get("trio")
+    if trio is not None:
+        try:
+            trio.lowlevel.current_trio_token()
+        except Exception:  # RuntimeError outside trio; anything else: not trio either
+            return None
+        return "trio"
+    return None
+
+
 def _check_event(api: str, event: object) -> None:
     if not isinstance(event, str):
         raise TypeError(
@@ -615,13 +637,7 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
                 "ScriptedRealtimeTransport.expect_call() matcher must be callable or None, "
                 f"got {type(matcher).__name__}."
             )
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            raise RuntimeError(
-                "ScriptedRealtimeTransport.expect_call() returns an asyncio future and needs a "
-                "running event loop; call it from async code."
-            ) from None
+        loop = _running_loop("expect_call")
         expectation = _Expectation(self._next_order, method, matcher, loop.create_future())
         self._next_order += 1
         if self._unconsumed:
@@ -763,7 +779,7 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
             )
         if signal is not None and is_aborted(signal):
             raise ScriptedRealtimeScenarioCancelledError(self._pending_expectations())
-        run = _ScenarioRun(self, asyncio.get_running_loop())
+        run = _ScenarioRun(self, _running_loop("run_scenario"))
         try:
             run.start(scenario, exercise, timeout, signal)
             return await run.outcome

@@ -68,6 +68,7 @@ def test_tool_loop_on_a_langchain_chat_model() -> None:
     model.assert_complete()  # fails if the loop stopped before using every step
 
 
+@pytest.mark.asyncio
 async def test_streamed_turns_aggregate_into_tool_calls() -> None:
     model = ScriptedModel(weather_script()[:1])
     chat = langchain_chat_model(model).bind_tools([get_weather])

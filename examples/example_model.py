@@ -45,6 +45,7 @@ async def run_agent(model: ScriptedModel, prompt: str, tools: dict[str, Tool]) -
             )
 
 
+@pytest.mark.asyncio
 async def test_returns_a_deterministic_final_answer() -> None:
     model = ScriptedModel([[assistant_message("Paris is the capital of France.")]])
 
@@ -55,6 +56,7 @@ async def test_returns_a_deterministic_final_answer() -> None:
     model.assert_complete()  # also fails if the loop stopped before using the whole script
 
 
+@pytest.mark.asyncio
 async def test_runs_a_multi_turn_tool_workflow() -> None:
     def get_weather(city: str) -> str:
         return f"{city}: sunny"
@@ -80,6 +82,7 @@ async def test_runs_a_multi_turn_tool_workflow() -> None:
     model.assert_complete()
 
 
+@pytest.mark.asyncio
 async def test_derives_a_response_from_the_recorded_request() -> None:
     def answer(call: Any) -> list[Any]:
         # The responder sees the request exactly as the loop sent it.
@@ -96,6 +99,7 @@ async def test_derives_a_response_from_the_recorded_request() -> None:
     model.assert_complete()
 
 
+@pytest.mark.asyncio
 async def test_records_what_the_loop_sent() -> None:
     model = ScriptedModel(
         [
@@ -120,6 +124,7 @@ async def test_records_what_the_loop_sent() -> None:
     assert model.calls[0].request.last_user_text == "go"
 
 
+@pytest.mark.asyncio
 async def test_streams_the_scripted_answer_as_normalized_events() -> None:
     # A plain response step also serves streamed calls: started, one delta per text part, done.
     model = ScriptedModel([[assistant_message("Hello", id="msg_1")]])
@@ -135,6 +140,7 @@ async def test_streams_the_scripted_answer_as_normalized_events() -> None:
     model.assert_complete()
 
 
+@pytest.mark.asyncio
 async def test_streams_exact_events_when_they_are_the_behavior_under_test() -> None:
     exact = [
         {"type": "response_started"},
@@ -153,6 +159,7 @@ async def test_streams_exact_events_when_they_are_the_behavior_under_test() -> N
     model.assert_complete()
 
 
+@pytest.mark.asyncio
 async def test_a_failed_call_carries_retry_advice_for_the_runner() -> None:
     failure = ConnectionError("upstream reset")
     model = ScriptedModel(
@@ -191,6 +198,7 @@ def order_model() -> Iterator[ScriptedModel]:
     model.assert_complete()
 
 
+@pytest.mark.asyncio
 async def test_preserves_the_order_lookup_workflow(order_model: ScriptedModel) -> None:
     def lookup_order(order_id: str) -> str:
         return "shipped"
@@ -201,6 +209,7 @@ async def test_preserves_the_order_lookup_workflow(order_model: ScriptedModel) -
     assert len(order_model.calls) == 2
 
 
+@pytest.mark.asyncio
 async def test_an_extra_model_turn_fails_loudly() -> None:
     model = ScriptedModel([[function_call("lookup", {"q": "x"}, call_id="call_1")]])
 

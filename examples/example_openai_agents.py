@@ -25,6 +25,7 @@ from agents import (
     ModelRetrySettings,
     ModelSettings,
     RunConfig,
+    RunContextWrapper,
     Runner,
     function_tool,
     input_guardrail,
@@ -59,6 +60,7 @@ def get_weather(city: str) -> str:
 # -- return a fixed response ----------------------------------------------------------------
 
 
+@pytest.mark.asyncio
 async def test_returns_a_deterministic_final_answer() -> None:
     model = ScriptedModel([[assistant_message("Paris is the capital of France.")]])
     agent = Agent(name="Geography assistant", model=openai_agents_model(model))
@@ -73,6 +75,7 @@ async def test_returns_a_deterministic_final_answer() -> None:
 # -- test a tool workflow ---------------------------------------------------------------------
 
 
+@pytest.mark.asyncio
 async def test_runs_a_multi_turn_tool_workflow() -> None:
     model = ScriptedModel(
         [
@@ -101,6 +104,7 @@ async def test_runs_a_multi_turn_tool_workflow() -> None:
 # -- derive a response from the request -------------------------------------------------------
 
 
+@pytest.mark.asyncio
 async def test_derives_a_response_from_the_recorded_request() -> None:
     def answer(call: RecordedModelCall) -> list[Any]:
         # The responder receives the request as it crossed the Model boundary.
@@ -121,6 +125,7 @@ async def test_derives_a_response_from_the_recorded_request() -> None:
 # -- inspect model calls ------------------------------------------------------------------------
 
 
+@pytest.mark.asyncio
 async def test_inspects_what_the_runner_sent_to_the_model() -> None:
     model = ScriptedModel(
         [
@@ -166,6 +171,7 @@ async def test_inspects_what_the_runner_sent_to_the_model() -> None:
 # -- test streaming -----------------------------------------------------------------------------
 
 
+@pytest.mark.asyncio
 async def test_streams_a_normal_response_step() -> None:
     model = ScriptedModel([[assistant_message("Paris is the capital of France.")]])
     agent = Agent(name="Geography assistant", model=openai_agents_model(model))
@@ -183,6 +189,7 @@ async def test_streams_a_normal_response_step() -> None:
     model.assert_complete()
 
 
+@pytest.mark.asyncio
 async def test_streams_exact_events() -> None:
     model = ScriptedModel(
         [
@@ -225,6 +232,7 @@ async def test_streams_exact_events() -> None:
     model.assert_complete()
 
 
+@pytest.mark.asyncio
 async def test_raw_stream_step_fails_a_non_streaming_run() -> None:
     model = ScriptedModel([model_stream([{"type": "response_started"}])])
     agent = Agent(name="Assistant", model=openai_agents_model(model))
@@ -250,6 +258,7 @@ RETRY_ON_ADVICE = ModelSettings(
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["run", "run_streamed"])
+@pytest.mark.asyncio
 async def test_retries_a_failure_with_fixed_advice(stream: bool) -> None:
     advice = ModelRetryAdvice(suggested=True, replay_safety="safe", retry_after=0.0)
     model = ScriptedModel(
@@ -275,6 +284,7 @@ async def test_retries_a_failure_with_fixed_advice(stream: bool) -> None:
     model.assert_complete()
 
 
+@pytest.mark.asyncio
 async def test_retries_a_failure_with_advice_from_a_callback() -> None:
     # Retry is opt-in in the SDK: without a retry policy in ModelSettings(retry=...) the
     # runner never asks for advice. This policy follows the model's advice.
@@ -305,9 +315,12 @@ async def test_retries_a_failure_with_advice_from_a_callback() -> None:
 # -- detect workflow drift ----------------------------------------------------------------------
 
 
+@pytest.mark.asyncio
 async def test_a_call_that_may_not_happen_is_an_optional_step() -> None:
     @input_guardrail  # runs in parallel with the first model call
-    def block_everything(context: Any, agent: Agent[Any], prompt: Any) -> GuardrailFunctionOutput:
+    def block_everything(
+        context: RunContextWrapper[None], agent: Agent[Any], prompt: Any
+    ) -> GuardrailFunctionOutput:
         return GuardrailFunctionOutput(output_info="blocked", tripwire_triggered=True)
 
     # Whether the model call starts before the guardrail trips is up to the SDK's scheduling.
@@ -346,6 +359,7 @@ def order_model() -> Iterator[ScriptedModel]:
     model.assert_complete()
 
 
+@pytest.mark.asyncio
 async def test_preserves_the_order_lookup_workflow_contract(order_model: ScriptedModel) -> None:
     agent = create_order_agent(openai_agents_model(order_model))
 
@@ -355,6 +369,7 @@ async def test_preserves_the_order_lookup_workflow_contract(order_model: Scripte
     assert len(order_model.calls) == 2
 
 
+@pytest.mark.asyncio
 async def test_reports_the_drift_when_the_tool_starts_needing_approval() -> None:
     model = ScriptedModel(order_script())
     agent = create_order_agent(openai_agents_model(model), needs_approval=True)

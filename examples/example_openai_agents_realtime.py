@@ -37,6 +37,7 @@ def realtime_runner(transport: ScriptedRealtimeTransport, agent: RealtimeAgent) 
     return RealtimeRunner(agent, model=model, config={"tracing_disabled": True})
 
 
+@pytest.mark.asyncio
 async def test_executes_a_realtime_agent_tool_call() -> None:
     looked_up: list[str] = []
 
@@ -97,6 +98,7 @@ async def test_executes_a_realtime_agent_tool_call() -> None:
     transport.assert_closed()
 
 
+@pytest.mark.asyncio
 async def test_runs_a_two_turn_realtime_conversation() -> None:
     transport = ScriptedRealtimeTransport()
     # Normalized items, as a transport reports them.
@@ -159,6 +161,7 @@ async def test_runs_a_two_turn_realtime_conversation() -> None:
     transport.assert_closed()
 
 
+@pytest.mark.asyncio
 async def test_sends_an_interrupt_request_through_the_transport() -> None:
     transport = ScriptedRealtimeTransport()
 
@@ -192,6 +195,7 @@ async def test_sends_an_interrupt_request_through_the_transport() -> None:
     transport.assert_closed()
 
 
+@pytest.mark.asyncio
 async def test_forwards_an_interruption_notification_to_the_application() -> None:
     transport = ScriptedRealtimeTransport()
     runner = realtime_runner(transport, RealtimeAgent(name="Assistant"))
@@ -213,6 +217,7 @@ async def test_forwards_an_interruption_notification_to_the_application() -> Non
     transport.assert_closed()
 
 
+@pytest.mark.asyncio
 async def test_injects_a_transport_failure_into_the_next_matching_call() -> None:
     transport = ScriptedRealtimeTransport()
     failure = ConnectionError("connection failed")
@@ -232,6 +237,7 @@ async def test_injects_a_transport_failure_into_the_next_matching_call() -> None
     transport.assert_closed()
 
 
+@pytest.mark.asyncio
 async def test_reports_a_remote_disconnect() -> None:
     transport = ScriptedRealtimeTransport()
     lost = ConnectionResetError("connection lost")

@@ -24,6 +24,7 @@ ON_TOPIC = [assistant_message('{"off_topic": false}')]
 # -- one script for every agent -----------------------------------------------------------------
 
 
+@pytest.mark.asyncio
 async def test_answers_every_agent_from_one_script() -> None:
     model = ScriptedModel(
         [
@@ -52,6 +53,7 @@ async def test_answers_every_agent_from_one_script() -> None:
 # -- one script per agent -----------------------------------------------------------------------
 
 
+@pytest.mark.asyncio
 async def test_scripts_each_agent_by_name() -> None:
     models = {
         "Topic checker": ScriptedModel([ON_TOPIC]),
@@ -79,6 +81,7 @@ async def test_scripts_each_agent_by_name() -> None:
         model.assert_complete()
 
 
+@pytest.mark.asyncio
 async def test_reports_an_agent_without_a_script() -> None:
     models = {
         "Topic checker": ScriptedModel([ON_TOPIC]),
@@ -115,6 +118,7 @@ def support_models() -> Iterator[dict[str, ScriptedModel]]:
         model.assert_complete()
 
 
+@pytest.mark.asyncio
 async def test_answers_without_asking_the_order_agent(
     support_models: dict[str, ScriptedModel],
 ) -> None:

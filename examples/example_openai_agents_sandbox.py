@@ -23,6 +23,7 @@ from agents_testing.adapters.openai_agents import (
 )
 
 
+@pytest.mark.asyncio
 async def test_runs_a_sandbox_agent_shell_workflow_without_a_real_sandbox(
     request: pytest.FixtureRequest,
 ) -> None:
@@ -68,6 +69,7 @@ async def test_runs_a_sandbox_agent_shell_workflow_without_a_real_sandbox(
     assert len(model.calls) == 2
 
 
+@pytest.mark.asyncio
 async def test_assert_complete_reraises_the_error_the_sdk_wraps() -> None:
     # The workflow runs a different command than the script expects.
     sandbox = openai_agents_sandbox_session(

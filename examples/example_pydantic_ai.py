@@ -39,6 +39,7 @@ def weather_script() -> list[Any]:
     ]
 
 
+@pytest.mark.asyncio
 async def test_returns_a_fixed_answer() -> None:
     model = ScriptedModel([[assistant_message("Hello!")]])
 
@@ -53,6 +54,7 @@ async def test_returns_a_fixed_answer() -> None:
     model.assert_complete()
 
 
+@pytest.mark.asyncio
 async def test_runs_the_tool_loop() -> None:
     model = ScriptedModel(weather_script())
 
@@ -70,6 +72,7 @@ async def test_runs_the_tool_loop() -> None:
     model.assert_complete()  # fails if the agent stopped before using every step
 
 
+@pytest.mark.asyncio
 async def test_streams_the_same_script() -> None:
     model = ScriptedModel(weather_script())
 

@@ -6,6 +6,8 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
+
 from agents_testing import (
     RealtimeScenarioContext,
     ScriptedRealtimeTransport,
@@ -35,6 +37,7 @@ class WeatherVoiceSession:
         self.transport.send_function_call_output(call, f"Sunny in {city}", True)
 
 
+@pytest.mark.asyncio
 async def test_voice_session_answers_a_weather_tool_call() -> None:
     transport = ScriptedRealtimeTransport()
     session = WeatherVoiceSession(transport)

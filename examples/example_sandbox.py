@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from agents_testing import scripted_sandbox_session
 
 
@@ -13,6 +15,7 @@ async def report_workspace(session: Any) -> str:
     return f"The workspace is {output.strip()}."
 
 
+@pytest.mark.asyncio
 async def test_report_workspace_runs_pwd_in_the_sandbox() -> None:
     def expect_pwd(args: dict[str, Any]) -> None:
         # The matcher sees the call's arguments; asserting here fails at the boundary.

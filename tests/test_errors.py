@@ -16,6 +16,7 @@ from agents_testing.errors import (
     InvalidScriptedModelStepError,
     InvalidScriptedSandboxStepError,
     RealtimeCallMatcherError,
+    RealtimeEventLoopError,
     RealtimeTransportNotClosedError,
     SandboxCallMatcherError,
     ScriptedHTTPError,
@@ -481,6 +482,17 @@ EXAMPLES = [
         id="realtime-superseded",
     ),
     pytest.param(
+        RealtimeEventLoopError("run_scenario", "trio"),
+        {"operation": "run_scenario", "running_library": "trio"},
+        "ScriptedRealtimeTransport.run_scenario() needs a running asyncio event loop, but it "
+        "was called under trio (running_library='trio'). The realtime double is built on "
+        "asyncio futures and tasks, so run this code on asyncio: in a script, "
+        "asyncio.run(main()); with pytest-asyncio, mark the test @pytest.mark.asyncio; with "
+        "anyio, run the test on the asyncio backend (an anyio_backend fixture that returns "
+        '"asyncio").',
+        id="realtime-needs-asyncio",
+    ),
+    pytest.param(
         UnscriptedAgentError("Weather", "no_script", 2, ("Triage", "Summary")),
         {
             "agent_name": "Weather",
@@ -573,6 +585,7 @@ ALL_ERROR_CLASSES = {
     ScriptedRealtimeScenarioCancelledError,
     RealtimeTransportNotClosedError,
     ScriptedRealtimeConnectionSupersededError,
+    RealtimeEventLoopError,
     UnscriptedAgentError,
     ScriptedHTTPError,
     WireRequestError,
@@ -667,6 +680,7 @@ def test_fresh_error_has_no_traceback_even_after_a_raise() -> None:
         (ScriptedRealtimeScenarioCancelledError, AssertionError),
         (RealtimeTransportNotClosedError, AssertionError),
         (ScriptedRealtimeConnectionSupersededError, Exception),
+        (RealtimeEventLoopError, RuntimeError),
         (UnscriptedAgentError, AssertionError),
     ],
 )

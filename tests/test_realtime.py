@@ -17,6 +17,7 @@ import pytest
 from agents_testing.errors import (
     IncompleteRealtimeScenarioError,
     RealtimeCallMatcherError,
+    RealtimeEventLoopError,
     RealtimeTransportNotClosedError,
     ScriptedRealtimeConnectionSupersededError,
     ScriptedRealtimeScenarioCancelledError,
@@ -1327,13 +1328,16 @@ async def test_camel_case_method_name_gets_a_snake_case_hint() -> None:
 def test_expect_call_needs_a_running_event_loop() -> None:
     transport = ScriptedRealtimeTransport()
 
-    with pytest.raises(RuntimeError) as info:
+    with pytest.raises(RealtimeEventLoopError) as info:
         transport.expect_call("connect")
 
-    assert str(info.value) == (
-        "ScriptedRealtimeTransport.expect_call() returns an asyncio future and needs a "
-        "running event loop; call it from async code."
+    assert isinstance(info.value, RuntimeError)
+    assert (info.value.operation, info.value.running_library) == ("expect_call", None)
+    assert str(info.value).startswith(
+        "ScriptedRealtimeTransport.expect_call() needs a running asyncio event loop, but it "
+        "was called outside any event loop (running_library=None)."
     )
+    assert "asyncio.run(main())" in str(info.value)
 
 
 async def test_cancelled_expectation_is_withdrawn() -> None:

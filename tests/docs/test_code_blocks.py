@@ -1,10 +1,13 @@
-"""Keep every ``python`` code block in the README and in docs/ working.
+"""Keep every ``python`` code block in the README and in docs/ working, as a user runs it.
 
 A block preceded by ``<!-- include: examples/FILE.py::NAME -->`` must equal the source of
-``NAME`` (a function or class) in that example, which the test run executes anyway; one
-preceded by ``<!-- include: examples/FILE.py -->`` must equal the whole file (an app module
-that examples import). Every other block is executed as a user would paste it, and its
-``test_*`` functions are called.
+``NAME`` (a function or class) in that example; one preceded by
+``<!-- include: examples/FILE.py -->`` must equal the whole file (an app module that examples
+import). Every other block, and every example, is run the way a user would: written into a
+fresh folder with no conftest.py and no pytest configuration, then run by one pytest
+subprocess with only the installed plugins. The documented setup is
+``pip install "agents-testing[openai-agents]" pytest pytest-asyncio``, so pytest-asyncio runs
+in its default strict mode.
 
 After editing an example, refresh the included blocks with
 ``python tests/docs/test_code_blocks.py --sync``.
@@ -13,11 +16,15 @@ After editing an example, refresh the included blocks with
 from __future__ import annotations
 
 import ast
-import asyncio
 import builtins
-import inspect
+import importlib.util
+import os
 import re
+import shutil
+import subprocess
 import sys
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -71,23 +78,173 @@ EXECUTED = [(where, code) for where, include, code in BLOCKS if include is None]
 INCLUDED = [(where, include, code) for where, include, code in BLOCKS if include is not None]
 
 
-@pytest.mark.parametrize(("where", "source"), EXECUTED, ids=[where for where, _ in EXECUTED])
-def test_code_block_runs(where: str, source: str) -> None:
-    namespace: dict[str, object] = {"__name__": f"docs_block_{abs(hash(where))}"}
+# The example tests; examples/ also holds app modules they import, copied next to them.
+EXAMPLES = sorted(path.name for path in (ROOT / "examples").glob("example_*.py"))
+
+# Blocks and examples run under the network guard below; it is a plugin loaded from outside
+# the project folder, so the folder itself stays as a user's would be.
+NO_NETWORK_PLUGIN = """
+import ipaddress
+import socket
+
+import pytest
+
+
+class NetworkBlockedError(RuntimeError):
+    pass
+
+
+def _loopback(host):
+    if isinstance(host, bytes):
+        host = host.decode("ascii", "replace")
     try:
-        exec(compile(source, where, "exec"), namespace)
-    except ModuleNotFoundError as error:
-        # A block written for one framework is skipped, as the examples are, where that
-        # framework is not installed (the core-only test runs).
-        if error.name is None or error.name.partition(".")[0] not in FRAMEWORKS:
-            raise
-        pytest.skip(f"{where} needs {error.name}")
-    tests = [value for name, value in namespace.items() if name.startswith("test_")]
-    for test in tests:
-        assert callable(test)
-        result = test()
-        if inspect.iscoroutine(result):
-            asyncio.run(result)
+        return ipaddress.ip_address(str(host).partition("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def pytest_configure(config):
+    connect, getaddrinfo = socket.socket.connect, socket.getaddrinfo
+
+    def guarded_connect(self, address):
+        if self.family == socket.AF_UNIX or (isinstance(address, tuple) and _loopback(address[0])):
+            return connect(self, address)
+        raise NetworkBlockedError(f"test tried to connect to {address!r}")
+
+    def guarded_getaddrinfo(host, *args, **kwargs):
+        if _loopback(host):
+            return getaddrinfo(host, *args, **kwargs)
+        raise NetworkBlockedError(f"test tried to resolve {host!r}")
+
+    socket.socket.connect = guarded_connect
+    socket.getaddrinfo = guarded_getaddrinfo
+"""
+
+
+def block_file(where: str) -> str:
+    """Return the test file name a block is written to, e.g. ``test_docs_model_md_1.py``."""
+    return "test_" + re.sub(r"\W+", "_", where.lower()) + ".py"
+
+
+def missing_framework(source: str) -> str | None:
+    """Return the first framework the source imports that is not installed, if any."""
+    for node in ast.walk(ast.parse(source)):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names = [node.module]
+        for name in names:
+            top = name.partition(".")[0]
+            if top in FRAMEWORKS and importlib.util.find_spec(top) is None:
+                return top
+    return None
+
+
+@dataclass
+class FileReport:
+    """What pytest reported for one file of the user project."""
+
+    tests: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # failures and errors, with their text
+    skips: list[str] = field(default_factory=list)
+
+
+@pytest.fixture(scope="module")
+def user_project(tmp_path_factory: pytest.TempPathFactory) -> dict[str, FileReport]:
+    """Run every executed block and every example in one fresh folder, with one pytest."""
+    project = tmp_path_factory.mktemp("user_project")
+    plugins = tmp_path_factory.mktemp("plugins")
+    (plugins / "docs_no_network.py").write_text(NO_NETWORK_PLUGIN)
+    files = []
+    for where, source in EXECUTED:
+        if missing_framework(source) is None:
+            (project / block_file(where)).write_text(source)
+            files.append(block_file(where))
+    for path in (ROOT / "examples").glob("*.py"):
+        shutil.copy(path, project / path.name)
+    files += EXAMPLES  # named on the command line: pytest collects example_*.py then
+    env = {key: value for key, value in os.environ.items() if not key.startswith("PYTEST")}
+    env["PYTHONPATH"] = str(plugins)
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            *("-p", "docs_no_network", "-p", "no:cacheprovider", "-p", "no:langsmith_plugin"),
+            *("--rootdir", str(project), "-o", "junit_family=xunit1", "--junitxml=report.xml"),
+            *files,
+        ],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    output = completed.stdout + completed.stderr
+    assert completed.returncode in (0, 1), output
+    reports = {name: FileReport() for name in files}
+    for case in ET.parse(project / "report.xml").iter("testcase"):
+        name = Path(case.get("file") or case.get("classname", "").replace(".", "/") + ".py").name
+        report = reports.setdefault(name, FileReport())
+        report.tests.append(case.get("name", ""))
+        for child in case:
+            text = f"{child.get('message', '')}\n{child.text or ''}"
+            if child.tag in ("failure", "error"):
+                report.problems.append(text)
+            elif child.tag == "skipped":
+                report.skips.append(text)
+    unexpected = set(reports) - set(files)
+    assert not unexpected, f"pytest reported unknown files {unexpected}:\n{output}"
+    return reports
+
+
+def assert_ran(report: FileReport) -> None:
+    assert report.problems == [], "\n".join(report.problems)
+    # A test may skip only because a framework it imports is not installed.
+    for skip in report.skips:
+        module = re.search(r"could not import '([\w.]+)'", skip)
+        assert module is not None, skip
+        assert importlib.util.find_spec(module.group(1).partition(".")[0]) is None, skip
+
+
+@pytest.mark.parametrize(("where", "source"), EXECUTED, ids=[where for where, _ in EXECUTED])
+def test_code_block_runs_in_a_user_project(
+    where: str, source: str, user_project: dict[str, FileReport]
+) -> None:
+    framework = missing_framework(source)
+    if framework is not None:
+        pytest.skip(f"{where} needs {framework}, which is not installed")
+    assert_ran(user_project[block_file(where)])
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_example_runs_in_a_user_project(name: str, user_project: dict[str, FileReport]) -> None:
+    report = user_project[name]
+    assert report.tests, f"examples/{name} has no tests"
+    assert_ran(report)
+
+
+def _marks_async(decorator: ast.expr) -> bool:
+    text = ast.unparse(decorator)
+    return text in ("pytest.mark.asyncio", "pytest.mark.anyio")
+
+
+def test_async_recipes_carry_the_asyncio_marker() -> None:
+    # Strict mode (pytest-asyncio's default) runs an async test only with the marker; a
+    # missing one shows as a failure in the user project, but this names the test directly.
+    sources = [(where, source) for where, source in EXECUTED]
+    sources += [(f"examples/{name}", (ROOT / "examples" / name).read_text()) for name in EXAMPLES]
+    unmarked = [
+        f"{where}::{node.name}"
+        for where, source in sources
+        for node in ast.parse(source).body  # module level: unittest methods need no marker
+        if isinstance(node, ast.AsyncFunctionDef)
+        and node.name.startswith("test_")
+        and not any(_marks_async(decorator) for decorator in node.decorator_list)
+    ]
+    assert unmarked == []
 
 
 @pytest.mark.parametrize(
