@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import threading
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, cast
 
+from .._closing import close_source
 from ..errors import (
     InvalidScriptedModelStepError,
     ScriptedHTTPError,
@@ -19,7 +21,7 @@ from ..errors import (
     WireRequestReason,
 )
 from ..items import ModelRequest
-from ..model import ScriptedModel
+from ..model import ScriptedModel, ScriptedModelStream
 from . import anthropic_messages, openai_chat, openai_responses
 from ._common import (
     InvalidBody,
@@ -305,6 +307,22 @@ class ScriptedEndpoint:
             events = model.stream_response(request)
         except Exception as error:
             return _error_response(module, error, exchange.index)
+        try:
+            response = await self._encode_stream(exchange, events, body)
+        except BaseException as error:
+            await close_source(events.aclose, error)
+            raise
+        # Only an exchange refused midway leaves the source open (a stream read to its end has
+        # closed it, a close error becoming its error event). That refusal is recorded and is
+        # the answer; the close error must not replace it.
+        with contextlib.suppress(Exception):
+            await events.aclose()
+        return response
+
+    async def _encode_stream(
+        self, exchange: _Exchange, events: ScriptedModelStream, body: Mapping[str, Any]
+    ) -> WireResponse:
+        module = exchange.module
         encoder: Any = module.StreamEncoder(number=str(events.call_index + 1), body=body)
         chunks: list[bytes] = []
         finished = raw_seen = False
@@ -349,8 +367,6 @@ class ScriptedEndpoint:
                 return _error_response(module, error, exchange.index)
             status, message, error_type, code, _ = _error_fields(error)
             chunks += encoder.fail(status, message, error_type, code)
-        finally:
-            await events.aclose()
         headers = (
             ("content-type", "text/event-stream; charset=utf-8"),
             ("cache-control", "no-cache"),

@@ -378,6 +378,48 @@ def test_error_after_stream_started_ends_the_stream_with_an_error_event() -> Non
     assert (name, data["error"]["message"]) == ("error", "stream broke")
 
 
+class _SourceWithBrokenClose:
+    """A scripted stream source whose close fails after (or while) it is read."""
+
+    def __init__(self, events: list[Any]) -> None:
+        self._events = iter(events)
+
+    def __aiter__(self) -> _SourceWithBrokenClose:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return next(self._events)
+        except StopIteration:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        raise RuntimeError("close broke")
+
+
+def test_a_violation_keeps_its_answer_when_the_source_close_also_fails() -> None:
+    endpoint = ScriptedEndpoint(ScriptedModel([model_stream(_SourceWithBrokenClose([42]))]))
+
+    response = post(endpoint, "/v1/responses", {**RESPONSES, "stream": True})
+
+    assert response.status == 500
+    with pytest.raises(WireRequestError) as caught:
+        endpoint.assert_complete()
+    assert caught.value.reason == "unsupported_output"
+
+
+def test_a_source_close_failure_after_a_full_stream_ends_it_with_an_error_event() -> None:
+    delta = {"type": "output_text_delta", "item_id": None, "delta": "hi"}
+    model = ScriptedModel([model_stream(_SourceWithBrokenClose([delta]))])
+
+    response = post(ScriptedEndpoint(model), "/v1/messages", {**MESSAGES, "stream": True})
+
+    assert response.status == 200
+    name, data = sse_events(response)[-1]
+    assert name == "error"
+    assert "close broke" in data["error"]["message"]
+
+
 def test_scripted_http_error_rejects_a_status_outside_4xx_5xx() -> None:
     with pytest.raises(ValueError, match="status must be an int from 400 to 599"):
         ScriptedHTTPError(200)
