@@ -337,44 +337,14 @@ class StreamEncoder:
             kind = item_kind(item)
             if kind == "message" and streamed:
                 message = streamed.pop(0)
-                final.append(
-                    {
-                        "id": message["id"],
-                        "type": "message",
-                        "status": "completed",
-                        "role": "assistant",
-                        "content": [
-                            {
-                                "type": "output_text",
-                                "text": message["text"],
-                                "annotations": [],
-                                "logprobs": [],
-                            }
-                        ],
-                    }
-                )
+                final.append(_completed_message(message))
                 continue
             rendered = _output_item(item, self._number, self._output_index)
             chunks += self._item(rendered, self._output_index)
             self._output_index += 1
             final.append(rendered)
-        for message in streamed:  # streamed text the final output did not repeat
-            final.append(
-                {
-                    "id": message["id"],
-                    "type": "message",
-                    "status": "completed",
-                    "role": "assistant",
-                    "content": [
-                        {
-                            "type": "output_text",
-                            "text": message["text"],
-                            "annotations": [],
-                            "logprobs": [],
-                        }
-                    ],
-                }
-            )
+        # Streamed text the final output did not repeat.
+        final += [_completed_message(message) for message in streamed]
         response = render_response([], usage, number=self._number, body=self._body)
         response["output"] = final
         chunks.append(self._event("response.completed", response=response))
@@ -461,3 +431,16 @@ class StreamEncoder:
         body = error_body(status, message, error_type, code)["error"]
         failure = self._event("error", code=body["code"], message=message, param=None)
         return [*self.start(), failure]
+
+
+def _completed_message(message: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the completed output item of a message whose text was streamed."""
+    return {
+        "id": message["id"],
+        "type": "message",
+        "status": "completed",
+        "role": "assistant",
+        "content": [
+            {"type": "output_text", "text": message["text"], "annotations": [], "logprobs": []}
+        ],
+    }
