@@ -5,6 +5,7 @@ the standard library; framework adapters live in ``agents_testing.adapters``.
 """
 
 from .errors import IncompleteRealtimeScenarioError as IncompleteRealtimeScenarioError
+from .errors import InvalidRealtimeEventError as InvalidRealtimeEventError
 from .errors import InvalidScriptedModelOutputError as InvalidScriptedModelOutputError
 from .errors import InvalidScriptedModelStepError as InvalidScriptedModelStepError
 from .errors import InvalidScriptedModelStepReason as InvalidScriptedModelStepReason
@@ -108,6 +109,7 @@ __all__ = [
     "FunctionCallItem",
     "IncompleteRealtimeScenarioError",
     "InterruptCall",
+    "InvalidRealtimeEventError",
     "InvalidScriptedModelOutputError",
     "InvalidScriptedModelStepError",
     "InvalidScriptedModelStepReason",
