@@ -567,3 +567,62 @@ async def test_a_caller_cancelled_while_a_failed_run_cleans_up_ends_cancelled() 
         await caller
     assert stages == ["cancelled by the run", "cancelled by the caller"]
     assert only_this_task_is_left()
+
+
+class SteppedClock:
+    """A loop clock that moves only when the test moves it."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.now = loop.time()
+        monkeypatch.setattr(loop, "time", lambda: self.now)
+
+
+async def test_a_call_made_after_the_timeout_elapsed_does_not_satisfy_the_expectation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Same rule as for a signal: the clock is read before a transport call can settle an
+    # expectation, even when the timer that ends the run has not fired yet.
+    clock = SteppedClock(asyncio.get_running_loop(), monkeypatch)
+    transport = ScriptedRealtimeTransport()
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("close")
+
+    def exercise() -> None:
+        clock.now += 10
+        transport.interrupt()
+
+    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=exercise, timeout=5)
+
+    assert info.value.pending_expectations == ({"order": 1, "method": "close"},)
+    assert "unconsumed_calls=1" in repr(transport)
+    assert only_this_task_is_left()
+
+
+async def test_the_run_names_its_tasks_so_a_task_dump_tells_them_apart() -> None:
+    transport = ScriptedRealtimeTransport()
+    names: dict[str, object] = {}
+
+    def task_names() -> set[str]:
+        return {task.get_name() for task in asyncio.all_tasks()}
+
+    def scenario(ctx: RealtimeScenarioContext) -> None:
+        current = asyncio.current_task()
+        names["scenario"] = current.get_name() if current else None
+
+    async def exercise() -> str:
+        current = asyncio.current_task()
+        names["exercise"] = current.get_name() if current else None
+        names["all"] = task_names()
+        return "done"
+
+    value = await transport.run_scenario(
+        scenario=scenario, exercise=exercise, signal=asyncio.Event()
+    )
+
+    assert value == "done"
+    assert names["scenario"] == "run_scenario scenario"
+    assert names["exercise"] == "run_scenario exercise"
+    assert "run_scenario signal" in names["all"]  # type: ignore[operator]
+    assert only_this_task_is_left()
