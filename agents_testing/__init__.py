@@ -8,6 +8,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from .errors import IncompleteRealtimeScenarioError as IncompleteRealtimeScenarioError
+from .errors import InvalidRealtimeEventError as InvalidRealtimeEventError
 from .errors import InvalidScriptedModelOutputError as InvalidScriptedModelOutputError
 from .errors import InvalidScriptedModelStepError as InvalidScriptedModelStepError
 from .errors import InvalidScriptedModelStepReason as InvalidScriptedModelStepReason
@@ -159,6 +160,7 @@ __all__ = [
     "FunctionCallItem",
     "IncompleteRealtimeScenarioError",
     "InterruptCall",
+    "InvalidRealtimeEventError",
     "InvalidScriptedModelOutputError",
     "InvalidScriptedModelStepError",
     "InvalidScriptedModelStepReason",
