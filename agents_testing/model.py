@@ -41,6 +41,11 @@ _ViolationT = TypeVar(
     | InvalidScriptedModelStepError
     | InvalidScriptedModelOutputError,
 )
+_VIOLATIONS = (
+    UnexpectedModelCallError,
+    InvalidScriptedModelStepError,
+    InvalidScriptedModelOutputError,
+)
 
 __all__ = [
     "ErrorStep",
@@ -710,7 +715,7 @@ class ScriptedModel(CompletionContext):
         """
         index, recorded, step = self._take(request, streamed=False)
         if step.kind in _STREAM_KINDS:
-            raise self._violation(
+            raise self.record_violation(
                 InvalidScriptedModelStepError(
                     "incompatible_call",
                     call_index=index,
@@ -801,13 +806,24 @@ class ScriptedModel(CompletionContext):
             calls.append(RecordedModelCall(index, streamed, recorded))
             step = self._steps.popleft() if self._steps else None
         if step is None:
-            raise self._violation(
+            raise self.record_violation(
                 UnexpectedModelCallError(index, streamed, _describe.request(recorded))
             )
         return index, recorded, step
 
-    def _violation(self, error: _ViolationT) -> _ViolationT:
-        """Remember a script violation so ``assert_complete()`` raises it again; return it."""
+    def record_violation(self, error: _ViolationT) -> _ViolationT:
+        """Record a broken script so ``assert_complete()`` raises it again; return ``error``.
+
+        For framework adapters, the bundled ones or one you write: when an adapter refuses a
+        scripted item or stream event, the framework may catch, retry or wrap the error, and
+        the test must still fail on it, so raise ``model.record_violation(error)``.
+        """
+        if not isinstance(error, _VIOLATIONS):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise TypeError(
+                "ScriptedModel.record_violation() error must be an UnexpectedModelCallError, "
+                "InvalidScriptedModelStepError or InvalidScriptedModelOutputError, got "
+                f"{type(error).__name__}."
+            )
         self._violations.append(error)
         return error
 
@@ -835,7 +851,7 @@ class ScriptedModel(CompletionContext):
         self, result: Any, index: int, request: ModelRequest, *, require_response_id: bool
     ) -> ModelResponse:
         if not _is_valid_response(result):
-            raise self._violation(
+            raise self.record_violation(
                 InvalidScriptedModelStepError(
                     "invalid_response",
                     call_index=index,
@@ -847,7 +863,7 @@ class ScriptedModel(CompletionContext):
         except (AttributeError, KeyError, TypeError, ValueError, RecursionError) as error:
             # A Usage edited after construction, for example: the step was taken, so the
             # failure must reach assert_complete() even if the caller swallows it.
-            raise self._violation(
+            raise self.record_violation(
                 InvalidScriptedModelStepError(
                     "invalid_response",
                     call_index=index,
@@ -903,7 +919,7 @@ class ScriptedModel(CompletionContext):
                     await _close_unread_source(source)
                 raise
             if not _is_stream_source(source):
-                raise self._violation(
+                raise self.record_violation(
                     InvalidScriptedModelStepError(
                         "invalid_stream",
                         call_index=index,

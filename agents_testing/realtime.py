@@ -369,17 +369,14 @@ def _check_event(api: str, event: object) -> None:
 
 
 def _check_timeout(timeout: object) -> None:
-    valid = False
     if isinstance(timeout, (int, float)) and not isinstance(timeout, bool):
-        try:
-            valid = 0 <= float(timeout) < math.inf
-        except OverflowError:  # an int too large for a float
-            valid = False
-    if not valid:
-        raise ValueError(
-            "ScriptedRealtimeTransport.run_scenario() timeout must be a finite non-negative "
-            f"number of seconds or None (no timeout), got {_describe.value(timeout)}."
-        )
+        with contextlib.suppress(OverflowError):  # an int too large for a float is invalid
+            if 0 <= float(timeout) < math.inf:
+                return
+    raise ValueError(
+        "ScriptedRealtimeTransport.run_scenario() timeout must be a finite non-negative "
+        f"number of seconds or None (no timeout), got {_describe.value(timeout)}."
+    )
 
 
 def _mark_retrieved(future: asyncio.Future[Any]) -> None:
@@ -590,9 +587,9 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
             registered = registrations[position].listener
             if registered is listener or registered == listener:
                 del registrations[position]
+                if not registrations:
+                    del self._listeners[event]
                 break
-        if event in self._listeners and not registrations:
-            del self._listeners[event]
         return self
 
     def emit(self, event: str, *args: Any) -> bool:
@@ -624,9 +621,9 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         for position, candidate in enumerate(registrations):
             if candidate is registration:
                 del registrations[position]
-                break
-        if event in self._listeners and not registrations:
-            del self._listeners[event]
+                if not registrations:
+                    del self._listeners[event]
+                return
 
     # -- scripting -----------------------------------------------------------------------
 
@@ -905,7 +902,7 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
 
     def mute(self, muted: bool) -> None:
         """Record a mute change; ``muted`` changes only if the call succeeds."""
-        self._record(MuteCall(index=len(self._calls), muted=snapshot(muted)))
+        self._record(MuteCall(index=len(self._calls), muted=snapshot(muted, "mute() muted")))
         self.muted = muted
 
     def send_function_call_output(
@@ -1216,22 +1213,18 @@ class _ScenarioRun:
 
     def terminate(self, error: BaseException) -> None:
         """End the run with ``error``, failing every pending expectation with it."""
-        if not self.active:
+        if not self._end():
             return
-        self.active = False
         self.terminal_error = error
-        self._stop_watching()
         self.transport._fail_pending_expectations(error)  # pyright: ignore[reportPrivateUsage]
         if not self.outcome.done():
             self.outcome.set_exception(error)
 
     async def close(self) -> None:
         """Stop the run and wait for every task it started."""
-        if self.active:
+        if self._end():
             # Nothing decided the run, so the caller was cancelled: withdraw the run's
             # pending expectations along with its two sides.
-            self.active = False
-            self._stop_watching()
             for future in self.owned:
                 future.cancel()
         # An outcome set in the same loop turn as the caller's cancellation is never awaited.
@@ -1301,8 +1294,7 @@ class _ScenarioRun:
         except AssertionError as error:
             self.terminate(error)
             return
-        self.active = False
-        self._stop_watching()
+        self._end()
         # The caller may have been cancelled in this very loop turn, cancelling the outcome.
         if not self.outcome.done():
             self.outcome.set_result(self.exercise_value)
@@ -1335,6 +1327,14 @@ class _ScenarioRun:
             self._cancel()
         else:
             self._poll = self.loop.call_later(_SIGNAL_POLL_INTERVAL, self._poll_signal, signal)
+
+    def _end(self) -> bool:
+        """Mark the run as decided and stop watching for a cancel; False if it already was."""
+        if not self.active:
+            return False
+        self.active = False
+        self._stop_watching()
+        return True
 
     def _stop_watching(self) -> None:
         for handle in (self._timer, self._poll):
