@@ -1209,6 +1209,7 @@ async def test_non_streaming_call_cannot_take_a_raw_stream_step() -> None:
     assert str(error).startswith(
         "ScriptedModel cannot use raw stream step for non-streaming call #2."
     )
+    assert error.call_summary == "last input user message 'hello'; no tools"
     assert started == []
     assert model.remaining_steps == 0
     assert len(model.calls) == 2

@@ -372,12 +372,20 @@ async def test_model_records_of_a_growing_run_hold_each_item_once() -> None:
     for turn in range(turns):
         conversation.extend(turn_items(turn))
         # Rebuilt every turn, as frameworks do: equal items, new objects.
-        await model.get_response(ModelRequest(input=snapshot(conversation), tools=[{"n": 1}]))
+        await model.get_response(
+            ModelRequest(
+                input=snapshot(conversation),
+                model_settings={"temperature": 0},
+                tools=[{"n": 1}],
+                handoffs=[{"name": "billing"}],
+            )
+        )
 
     stored = [stored_value(call, "request") for call in model.calls]
     item_ids = {id(item) for request in stored for item in request.input}
     assert len(item_ids) == 3 * turns
-    assert len({id(request.tools) for request in stored}) == 1
+    for field in ("model_settings", "tools", "handoffs"):
+        assert len({id(getattr(request, field)) for request in stored}) == 1, field
 
 
 async def test_model_records_a_shared_item_mutated_between_calls_as_it_was_at_each_call() -> None:
