@@ -1339,7 +1339,6 @@ class _ScenarioRun:
         for handle in (self._timer, self._poll):
             if handle is not None:
                 handle.cancel()
-        self._timer = self._poll = None
         watching = self.transport._watching_runs  # pyright: ignore[reportPrivateUsage]
         if self in watching:
             watching.remove(self)

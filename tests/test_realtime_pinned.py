@@ -626,3 +626,22 @@ async def test_the_run_names_its_tasks_so_a_task_dump_tells_them_apart() -> None
     assert names["exercise"] == "run_scenario exercise"
     assert "run_scenario signal" in names["all"]  # type: ignore[operator]
     assert only_this_task_is_left()
+
+
+async def test_an_event_signal_set_by_the_exercise_ends_the_run_with_one_error() -> None:
+    # The exercise's end and the signal's waiter both see the abort; only the first one ends
+    # the run, so the context hands later expectations the very error the run raised.
+    transport = ScriptedRealtimeTransport()
+    signal = asyncio.Event()
+    contexts: list[RealtimeScenarioContext] = []
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        contexts.append(ctx)
+        await ctx.expect_call("close")
+
+    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=signal.set, signal=signal)
+
+    assert info.value.pending_expectations == ({"order": 1, "method": "close"},)
+    assert contexts[0].expect_call("close").exception() is info.value
+    assert only_this_task_is_left()
