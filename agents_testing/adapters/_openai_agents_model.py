@@ -264,7 +264,7 @@ class _ScriptedAgentsModel(Model):
         except (InvalidScriptedModelOutputError, InvalidScriptedModelStepError) as error:
             # The runner may turn the error into something else: assert_complete() must
             # still report the broken script.
-            raise self._model._violation(error) from error.__cause__  # pyright: ignore[reportPrivateUsage]
+            raise self._model.record_violation(error) from error.__cause__
 
     def _take_failed_request(
         self, error: BaseException, *, streamed: bool

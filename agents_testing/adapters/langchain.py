@@ -170,7 +170,7 @@ class ScriptedChatModel(BaseChatModel):
             return _chat_result(response, call_index)
         except InvalidScriptedModelOutputError as error:
             # LangGraph may catch it: assert_complete() must still report the broken script.
-            raise self.scripted_model._violation(error) from None  # pyright: ignore[reportPrivateUsage]
+            raise self.scripted_model.record_violation(error) from None
 
     def _stream(
         self,
@@ -469,7 +469,7 @@ class _ChunkTranslator:
             return list(self._translate(event))
         except InvalidScriptedModelOutputError as error:
             # LangGraph may catch it: assert_complete() must still report the broken script.
-            raise self._model._violation(error) from None  # pyright: ignore[reportPrivateUsage]
+            raise self._model.record_violation(error) from None
         except (KeyError, TypeError) as error:
             problem = str(error) if isinstance(error, TypeError) else f"it has no {error} key."
             invalid = InvalidScriptedModelStepError(
@@ -478,7 +478,7 @@ class _ChunkTranslator:
                 detail=f"stream event #{position + 1} (event_index={position}): {problem}",
             )
             # LangGraph may catch it: assert_complete() must still report the broken script.
-            raise self._model._violation(invalid) from error  # pyright: ignore[reportPrivateUsage]
+            raise self._model.record_violation(invalid) from error
 
     def _translate(self, event: Any) -> Iterator[ChatGenerationChunk]:
         fields: Mapping[str, Any] = event if isinstance(event, Mapping) else {}  # pyright: ignore[reportUnknownVariableType]

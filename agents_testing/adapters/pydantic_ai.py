@@ -142,7 +142,7 @@ class ScriptedPydanticAIModel(Model):
             return _pydantic_response(response, call_index)
         except InvalidScriptedModelOutputError as error:
             # pydantic-ai may retry or wrap it: assert_complete() must still report it.
-            raise self.scripted_model._violation(error) from None  # pyright: ignore[reportPrivateUsage]
+            raise self.scripted_model.record_violation(error) from None
 
     @asynccontextmanager
     async def request_stream(
@@ -433,7 +433,7 @@ class _ScriptedStreamedResponse(StreamedResponse):
         # pydantic-ai may wrap it: assert_complete() must still report the broken script.
         if self._model is None:
             return error
-        return self._model._violation(error)  # pyright: ignore[reportPrivateUsage]
+        return self._model.record_violation(error)
 
     def _invalid(self, position: int, problem: str) -> InvalidScriptedModelStepError:
         return InvalidScriptedModelStepError(
