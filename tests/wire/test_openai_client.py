@@ -394,6 +394,28 @@ async def test_responses_stream_helper_raises_a_mid_stream_error(mode: str) -> N
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_chat_completions_error_mid_stream_raises_api_error(mode: str) -> None:
+    model = ScriptedModel(broken_stream_script())
+    received: list[Any] = []
+
+    with sync_client(model, mode) as (client, endpoint):
+        stream = client.chat.completions.create(
+            model="gpt-test", messages=[{"role": "user", "content": "hi"}], stream=True
+        )
+        with pytest.raises(openai.APIError) as caught:
+            received.extend(stream)
+
+    assert not isinstance(caught.value, openai.APIStatusError)
+    assert caught.value.body == MID_STREAM_ERROR
+    assert [chunk.choices[0].delta.content for chunk in received if chunk.choices] == [
+        "",
+        "It is",
+    ]
+    assert [exchange.status for exchange in endpoint.requests] == [200]
+    model.assert_complete()
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_error_the_client_does_not_retry_surfaces_with_its_status(mode: str) -> None:
     model = ScriptedModel([model_error(ScriptedHTTPError(401, "Bad key"))])
 
