@@ -281,14 +281,14 @@ for _record_type in get_args(RealtimeTransportCall):
 # -- helpers -----------------------------------------------------------------------------
 
 
-def _summary(record: _RecordedCall) -> str:
+def _summary(record: RealtimeTransportCall) -> str:
     """Describe a recorded call by its method and arguments, shortened."""
     arguments = {
         item.name: getattr(record, item.name)
         for item in dataclasses.fields(record)
         if item.init and item.name != "index"
     }
-    return _describe.call(str(getattr(record, "method", "?")), (), arguments)
+    return _describe.call(record.method, (), arguments)
 
 
 def _recorded_connect_options(options: Mapping[str, Any]) -> RecordedConnectOptions:
@@ -1117,21 +1117,21 @@ async def _cancel_and_wait(tasks: Sequence[asyncio.Task[Any]]) -> None:
     pending = {task for task in tasks if not task.done()}
     for task in pending:
         task.cancel()
-    interrupted = False
+    cancelled: asyncio.CancelledError | None = None
     while pending:
         try:
             _, pending = await asyncio.wait(pending)
-        except asyncio.CancelledError:
+        except asyncio.CancelledError as error:
             # The caller is cancelled again: keep the promise that nothing outlives the run,
             # then let the cancellation through.
-            interrupted = True
+            cancelled = error
             for task in pending:
                 task.cancel()
     for task in tasks:
         if not task.cancelled():
             task.exception()
-    if interrupted:
-        raise asyncio.CancelledError
+    if cancelled is not None:
+        raise cancelled
 
 
 class _ScenarioRun:
@@ -1233,23 +1233,22 @@ class _ScenarioRun:
         await _cancel_and_wait(self.tasks)
 
     def cancel_if_due(self) -> bool:
-        """Cancel the run if its signal is aborted or its timeout elapsed; say if it did."""
-        if not self.active:
-            return False
-        try:
-            due = is_aborted(self._signal) or (
-                self._deadline is not None and self.loop.time() >= self._deadline
-            )
-        except Exception as error:  # a signal whose state cannot be read ends the run
-            self.terminate(error)
-            return True
-        if due:
-            self._cancel()
-        return due
+        """Cancel the run if its signal is aborted or its timeout elapsed; say if it is over."""
+        if self.active:
+            try:
+                due = is_aborted(self._signal) or (
+                    self._deadline is not None and self.loop.time() >= self._deadline
+                )
+            except Exception as error:  # a signal whose state cannot be read ends the run
+                self.terminate(error)
+            else:
+                if due:
+                    self._cancel()
+        return not self.active
 
     def _on_scenario_done(self, task: asyncio.Task[Any]) -> None:
         error = _side_error(task)
-        if not self.active or self.cancel_if_due():
+        if self.cancel_if_due():
             return
         if error is not None:
             self.terminate(error)
@@ -1260,7 +1259,7 @@ class _ScenarioRun:
 
     def _on_exercise_done(self, task: asyncio.Task[Any]) -> None:
         error = _side_error(task)
-        if not self.active or self.cancel_if_due():
+        if self.cancel_if_due():
             return
         if error is not None:
             self.terminate(error)
@@ -1340,7 +1339,6 @@ class _ScenarioRun:
         for handle in (self._timer, self._poll):
             if handle is not None:
                 handle.cancel()
-        self._timer = self._poll = None
         watching = self.transport._watching_runs  # pyright: ignore[reportPrivateUsage]
         if self in watching:
             watching.remove(self)

@@ -626,3 +626,63 @@ async def test_the_run_names_its_tasks_so_a_task_dump_tells_them_apart() -> None
     assert names["exercise"] == "run_scenario exercise"
     assert "run_scenario signal" in names["all"]  # type: ignore[operator]
     assert only_this_task_is_left()
+
+
+async def test_an_event_signal_set_by_the_exercise_ends_the_run_with_one_error() -> None:
+    # The exercise's end and the signal's waiter both see the abort; only the first one ends
+    # the run, so the context hands later expectations the very error the run raised.
+    transport = ScriptedRealtimeTransport()
+    signal = asyncio.Event()
+    contexts: list[RealtimeScenarioContext] = []
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        contexts.append(ctx)
+        await ctx.expect_call("close")
+
+    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=signal.set, signal=signal)
+
+    assert info.value.pending_expectations == ({"order": 1, "method": "close"},)
+    assert contexts[0].expect_call("close").exception() is info.value
+    assert only_this_task_is_left()
+
+
+async def test_connect_options_that_are_not_a_mapping_are_named_by_their_type() -> None:
+    transport = ScriptedRealtimeTransport()
+
+    result = transport.connect(["model", "m"])  # type: ignore[arg-type]
+
+    with pytest.raises(TypeError) as info:
+        await result
+    assert str(info.value) == (
+        "ScriptedRealtimeTransport.connect() options must be a mapping, got list."
+    )
+    assert transport.calls == ()
+
+
+async def test_a_failed_reconnect_inside_the_connected_listener_disconnects_once() -> None:
+    # The failed inner connect already ended the connection; the superseded outer connect
+    # must not emit a second "disconnected" for it.
+    transport = ScriptedRealtimeTransport()
+    events: list[str] = []
+    inner: list[Awaitable[None]] = []
+    failure = ConnectionError("second handshake refused")
+
+    def listener(status: str) -> None:
+        events.append(status)
+        if status == "connected" and not inner:
+            transport.fail_next_call("connect", failure)
+            inner.append(transport.connect({"model": "second"}))
+
+    transport.on("connection_change", listener)
+
+    outer = transport.connect({"model": "first"})
+
+    with pytest.raises(ScriptedRealtimeConnectionSupersededError):
+        await outer
+    with pytest.raises(ConnectionError) as info:
+        await inner[0]
+    assert info.value is failure
+    assert transport.status == "disconnected"
+    assert events == ["connecting", "connected", "disconnected"]
+    assert [call.method for call in transport.calls] == ["connect", "connect"]
