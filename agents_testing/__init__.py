@@ -4,7 +4,11 @@ Every public name of the core is importable from here. Importing this package im
 the standard library; framework adapters live in ``agents_testing.adapters``.
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .errors import IncompleteRealtimeScenarioError as IncompleteRealtimeScenarioError
+from .errors import InvalidRealtimeEventError as InvalidRealtimeEventError
 from .errors import InvalidScriptedModelOutputError as InvalidScriptedModelOutputError
 from .errors import InvalidScriptedModelStepError as InvalidScriptedModelStepError
 from .errors import InvalidScriptedModelStepReason as InvalidScriptedModelStepReason
@@ -68,33 +72,81 @@ from .model import model_response as model_response
 from .model import model_stream as model_stream
 from .model import model_stream_responder as model_stream_responder
 from .model import optional_step as optional_step
-from .realtime import AddImageCall as AddImageCall
-from .realtime import CloseCall as CloseCall
-from .realtime import ConnectCall as ConnectCall
-from .realtime import InterruptCall as InterruptCall
-from .realtime import MuteCall as MuteCall
-from .realtime import RealtimeConnectOptions as RealtimeConnectOptions
-from .realtime import RealtimeErrorEvent as RealtimeErrorEvent
-from .realtime import RealtimeScenarioContext as RealtimeScenarioContext
-from .realtime import RealtimeStatus as RealtimeStatus
-from .realtime import RealtimeTransportCall as RealtimeTransportCall
-from .realtime import RealtimeTransportMethod as RealtimeTransportMethod
-from .realtime import RecordedConnectOptions as RecordedConnectOptions
-from .realtime import RequestResponseCall as RequestResponseCall
-from .realtime import ResetHistoryCall as ResetHistoryCall
-from .realtime import ScriptedRealtimeTransport as ScriptedRealtimeTransport
-from .realtime import SendAudioCall as SendAudioCall
-from .realtime import SendEventCall as SendEventCall
-from .realtime import SendFunctionCallOutputCall as SendFunctionCallOutputCall
-from .realtime import SendMcpResponseCall as SendMcpResponseCall
-from .realtime import SendMessageCall as SendMessageCall
-from .realtime import UpdateSessionConfigCall as UpdateSessionConfigCall
-from .sandbox import DEFAULT_SANDBOX_INTERFACE as DEFAULT_SANDBOX_INTERFACE
-from .sandbox import SandboxCall as SandboxCall
-from .sandbox import SandboxMethodMode as SandboxMethodMode
-from .sandbox import SandboxStep as SandboxStep
-from .sandbox import ScriptedSandboxSession as ScriptedSandboxSession
-from .sandbox import scripted_sandbox_session as scripted_sandbox_session
+
+if TYPE_CHECKING:
+    from .realtime import AddImageCall as AddImageCall
+    from .realtime import CloseCall as CloseCall
+    from .realtime import ConnectCall as ConnectCall
+    from .realtime import InterruptCall as InterruptCall
+    from .realtime import MuteCall as MuteCall
+    from .realtime import RealtimeConnectOptions as RealtimeConnectOptions
+    from .realtime import RealtimeErrorEvent as RealtimeErrorEvent
+    from .realtime import RealtimeScenarioContext as RealtimeScenarioContext
+    from .realtime import RealtimeStatus as RealtimeStatus
+    from .realtime import RealtimeTransportCall as RealtimeTransportCall
+    from .realtime import RealtimeTransportMethod as RealtimeTransportMethod
+    from .realtime import RecordedConnectOptions as RecordedConnectOptions
+    from .realtime import RequestResponseCall as RequestResponseCall
+    from .realtime import ResetHistoryCall as ResetHistoryCall
+    from .realtime import ScriptedRealtimeTransport as ScriptedRealtimeTransport
+    from .realtime import SendAudioCall as SendAudioCall
+    from .realtime import SendEventCall as SendEventCall
+    from .realtime import SendFunctionCallOutputCall as SendFunctionCallOutputCall
+    from .realtime import SendMcpResponseCall as SendMcpResponseCall
+    from .realtime import SendMessageCall as SendMessageCall
+    from .realtime import UpdateSessionConfigCall as UpdateSessionConfigCall
+    from .sandbox import DEFAULT_SANDBOX_INTERFACE as DEFAULT_SANDBOX_INTERFACE
+    from .sandbox import SandboxCall as SandboxCall
+    from .sandbox import SandboxMethodMode as SandboxMethodMode
+    from .sandbox import SandboxStep as SandboxStep
+    from .sandbox import ScriptedSandboxSession as ScriptedSandboxSession
+    from .sandbox import scripted_sandbox_session as scripted_sandbox_session
+
+# The realtime and sandbox doubles load on first use: a test of a model loop (and every model
+# adapter) then pays for neither module.
+_LAZY_MODULES: dict[str, str] = {
+    "AddImageCall": "realtime",
+    "CloseCall": "realtime",
+    "ConnectCall": "realtime",
+    "InterruptCall": "realtime",
+    "MuteCall": "realtime",
+    "RealtimeConnectOptions": "realtime",
+    "RealtimeErrorEvent": "realtime",
+    "RealtimeScenarioContext": "realtime",
+    "RealtimeStatus": "realtime",
+    "RealtimeTransportCall": "realtime",
+    "RealtimeTransportMethod": "realtime",
+    "RecordedConnectOptions": "realtime",
+    "RequestResponseCall": "realtime",
+    "ResetHistoryCall": "realtime",
+    "ScriptedRealtimeTransport": "realtime",
+    "SendAudioCall": "realtime",
+    "SendEventCall": "realtime",
+    "SendFunctionCallOutputCall": "realtime",
+    "SendMcpResponseCall": "realtime",
+    "SendMessageCall": "realtime",
+    "UpdateSessionConfigCall": "realtime",
+    "DEFAULT_SANDBOX_INTERFACE": "sandbox",
+    "SandboxCall": "sandbox",
+    "SandboxMethodMode": "sandbox",
+    "SandboxStep": "sandbox",
+    "ScriptedSandboxSession": "sandbox",
+    "scripted_sandbox_session": "sandbox",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _LAZY_MODULES.get(name)
+    if module_name is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module_name}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY_MODULES))
+
 
 __version__ = "0.1.0.dev0"
 
@@ -108,6 +160,7 @@ __all__ = [
     "FunctionCallItem",
     "IncompleteRealtimeScenarioError",
     "InterruptCall",
+    "InvalidRealtimeEventError",
     "InvalidScriptedModelOutputError",
     "InvalidScriptedModelStepError",
     "InvalidScriptedModelStepReason",

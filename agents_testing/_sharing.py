@@ -58,19 +58,40 @@ class _Sharing:
     part reused, or a fresh copy (it is the memo of :func:`snapshot`'s copy, so shared
     references stay shared). ``claimed`` holds the ids of old parts already reused, so two
     distinct caller objects never end up as one old part.
+
+    A match only queues its pairs in ``pending`` (with the ids of its caller containers);
+    :meth:`settle` moves them into ``memo`` and ``claimed`` when something needs them. The
+    common snapshot, one matched run of the conversation and a few new items that refer to
+    none of it, never does: filling both for thousands of items would cost more than the match.
     """
 
-    __slots__ = ("claimed", "memo")
+    __slots__ = ("claimed", "memo", "pending")
 
     def __init__(self) -> None:
         self.memo: dict[int, Any] = {}
         self.claimed: set[int] = set()
+        self.pending: list[tuple[list[Any], list[Any], set[int]]] = []
+
+    def settle(self) -> None:
+        """Record every queued match in ``memo`` and ``claimed``."""
+        for new_parts, old_parts, _ in self.pending:
+            self.memo.update(zip(map(id, new_parts), old_parts, strict=True))
+            self.claimed.update(map(id, old_parts))
+        self.pending.clear()
+
+    def copy(self, value: Any) -> Any:
+        """Copy ``value`` with the memo, settling queued matches first if it reaches them."""
+        if self.pending and _reaches(value, [seen for *_, seen in self.pending]):
+            self.settle()
+        return _copy(value, self.memo)
 
     def share(self, new: Any, old: Any) -> Any:
         """Snapshot ``new``, reusing ``old`` or the parts of it that still match."""
         kind: Any = type(new)  # pyright: ignore[reportUnknownVariableType]
         if kind in _ATOMIC or kind not in _CONTAINERS:
             return new
+        if self.pending:
+            self.settle()
         found = self.memo.get(id(new), _MISSING)
         if found is not _MISSING:
             return found
@@ -84,7 +105,7 @@ class _Sharing:
             for key, item in new.items():
                 old_item = old_dict.get(key, _MISSING)
                 if old_item is _MISSING:
-                    new_dict[key] = _copy(item, self.memo)
+                    new_dict[key] = self.copy(item)
                 else:
                     new_dict[key] = self.share(item, old_item)
             return new_dict
@@ -96,9 +117,9 @@ class _Sharing:
             old_list: list[Any] = old  # pyright: ignore[reportUnknownVariableType]
             known = min(len(new), len(old_list))
             new_list.extend(self._share_run(new[:known], old_list[:known]))
-            new_list.extend([_copy(item, self.memo) for item in new[known:]])
+            new_list.extend([self.copy(item) for item in new[known:]])
             return new_list
-        return _copy(new, self.memo)
+        return self.copy(new)
 
     def _share_run(self, news: list[Any], olds: list[Any]) -> list[Any]:
         """Snapshot ``news`` position by position against ``olds``, in bulk where possible."""
@@ -117,8 +138,8 @@ class _Sharing:
 
         The comparison runs one nesting level at a time over all the values of that level
         together, with builtins (``map``, ``==`` on lists of atoms, ``chain``), so its cost per
-        item is close to C speed. On a match, every container pair is recorded in ``memo``
-        and ``claimed``; on a mismatch nothing is recorded.
+        item is close to C speed. On a match, the container pairs are queued for ``memo`` and
+        ``claimed`` (see :meth:`settle`); on a mismatch nothing is recorded.
         """
         new_parts: list[Any] = []  # containers matched, level after level
         old_parts: list[Any] = []
@@ -131,20 +152,21 @@ class _Sharing:
             kinds = list(map(type, news))
             if kinds != list(map(type, olds)):
                 return False
-            if _BY_VALUE.issuperset(kinds):
+            distinct_kinds = set(kinds)
+            if distinct_kinds <= _BY_VALUE:
                 if news != olds:
                     return False
                 break
-            simple = list(map(_BY_VALUE.__contains__, kinds))
-            if any(simple):
+            if not distinct_kinds.isdisjoint(_BY_VALUE):
+                simple = list(map(_BY_VALUE.__contains__, kinds))
                 if list(compress(news, simple)) != list(compress(olds, simple)):
                     return False
                 others = list(map(operator.not_, simple))
                 news, olds = list(compress(news, others)), list(compress(olds, others))
                 kinds = list(compress(kinds, others))
+                distinct_kinds -= _BY_VALUE
             next_news: list[Any] = []
             next_olds: list[Any] = []
-            distinct_kinds = set(kinds)
             for kind in distinct_kinds:
                 if len(distinct_kinds) == 1:
                     these, those = news, olds
@@ -195,17 +217,17 @@ class _Sharing:
                 elif not all(map(operator.is_, these, those)):
                     return False  # kept by identity: class instances, callables, frozensets
             news, olds = next_news, next_olds
-        old_ids = list(map(id, old_parts))
-        # A part already handled, or an old part shared inside the old snapshot, needs the
+        # An old part shared inside the old snapshot, or a part already handled, needs the
         # exact bookkeeping of a copy: leave such values to it.
-        if (
-            len(set(old_ids)) != len(old_ids)
-            or not self.memo.keys().isdisjoint(seen)
-            or not self.claimed.isdisjoint(old_ids)
+        if len(set(map(id, old_parts))) != len(old_parts):
+            return False
+        if self.pending:
+            self.settle()
+        if self.memo and (
+            not self.memo.keys().isdisjoint(seen) or not self.claimed.isdisjoint(map(id, old_parts))
         ):
             return False
-        self.memo.update(zip(map(id, new_parts), old_parts, strict=True))
-        self.claimed.update(old_ids)
+        self.pending.append((new_parts, old_parts, seen))
         return True
 
 
@@ -224,10 +246,9 @@ def _record(
     these: list[Any], those: list[Any], seen: set[int], new_parts: list[Any], old_parts: list[Any]
 ) -> bool:
     """Add matched containers to the parts; return False if one was already met."""
-    ids = list(map(id, these))
     before = len(seen)
-    seen.update(ids)
-    if len(seen) - before != len(ids):
+    seen.update(map(id, these))
+    if len(seen) - before != len(these):
         return False  # the same container twice: a shared reference or a cycle
     new_parts.extend(these)
     old_parts.extend(those)
@@ -240,3 +261,24 @@ def _same_floats(these: list[float], those: list[float]) -> bool:
     return these == those and list(map(math.copysign, repeat(1.0), these)) == list(
         map(math.copysign, repeat(1.0), those)
     )
+
+
+def _reaches(value: Any, id_sets: list[set[int]]) -> bool:
+    """Return whether ``value`` is, or holds, a container whose id is in one of ``id_sets``."""
+    stack = [value]
+    visited: set[int] = set()
+    while stack:
+        current = stack.pop()
+        kind: Any = type(current)  # pyright: ignore[reportUnknownVariableType]
+        if kind in _ATOMIC or kind not in _CONTAINERS or id(current) in visited:
+            continue
+        if any(id(current) in ids for ids in id_sets):
+            return True
+        visited.add(id(current))
+        if kind is dict:
+            stack.extend(current.values())
+        elif kind is list or kind is tuple:
+            stack.extend(current)
+        elif kind is memoryview:
+            stack.append(current.obj)  # a copied view goes through the memo for its bytearray
+    return False

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 __all__ = [
     "IncompleteRealtimeScenarioError",
+    "InvalidRealtimeEventError",
     "InvalidScriptedModelOutputError",
     "InvalidScriptedModelStepError",
     "InvalidScriptedModelStepReason",
@@ -630,6 +631,32 @@ class RealtimeEventLoopError(_StructuredError, RuntimeError):
             "tasks, so run this code on asyncio: in a script, asyncio.run(main()); with "
             "pytest-asyncio, mark the test @pytest.mark.asyncio; with anyio, run the test on "
             'the asyncio backend (an anyio_backend fixture that returns "asyncio").'
+        )
+
+
+class InvalidRealtimeEventError(_StructuredError, TypeError, ValueError):
+    """An adapter cannot turn an emitted realtime event into its framework's event.
+
+    Raised from the test's own ``emit`` call: ``event_type`` is the event name passed to
+    ``emit``, ``reason`` what is wrong with its payload, and ``framework`` which adapter
+    refused it. Nothing is delivered for the event.
+    """
+
+    # Both bases: the adapter used to raise a bare TypeError (wrong payload type) or
+    # ValueError (missing or bad field), and code catching either still catches this.
+    _fields = ("event_type", "reason", "framework")
+
+    def __init__(self, event_type: str, reason: str, framework: str | None = None) -> None:
+        self.event_type = event_type
+        self.reason = reason
+        self.framework = framework
+        target = framework or "the framework"
+        super().__init__(
+            f"Emitted realtime event {event_type!r} is not valid for {target}: "
+            f"{_shorten(reason, 300).rstrip('.')}. Fix the payload passed to "
+            f"emit({event_type!r}, ...): give it the fields {target} needs for this event "
+            "(docs/realtime.md lists them), or emit the framework's own event as "
+            "'model_event'."
         )
 
 

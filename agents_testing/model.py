@@ -41,6 +41,11 @@ _ViolationT = TypeVar(
     | InvalidScriptedModelStepError
     | InvalidScriptedModelOutputError,
 )
+_VIOLATIONS = (
+    UnexpectedModelCallError,
+    InvalidScriptedModelStepError,
+    InvalidScriptedModelOutputError,
+)
 
 __all__ = [
     "ErrorStep",
@@ -208,10 +213,10 @@ class _Step:
 
 
 class _AdviceRecord:
-    __slots__ = ("advice", "error", "request", "streamed")
+    # The error itself is the key of the table that holds the record.
+    __slots__ = ("advice", "request", "streamed")
 
-    def __init__(self, error: BaseException, request: ModelRequest, streamed: bool, advice: Any):
-        self.error = error
+    def __init__(self, request: ModelRequest, streamed: bool, advice: Any):
         self.request = request
         self.streamed = streamed
         self.advice = advice
@@ -386,8 +391,7 @@ def _stored_envelope(value: Any, index: int) -> Any:
 
 
 def _is_async_callable(value: Any) -> bool:
-    call = getattr(value, "__call__", None)  # noqa: B004 - looking for an async __call__
-    return inspect.iscoroutinefunction(value) or inspect.iscoroutinefunction(call)
+    return inspect.iscoroutinefunction(value) or inspect.iscoroutinefunction(value.__call__)
 
 
 def _stored_advice(advice: Any) -> Any:
@@ -553,38 +557,36 @@ def _normalized_step(value: Any, index: int) -> _Step:
     return _Step("stream", events)
 
 
-def _json_data(value: Any, seen: set[int]) -> Any:
-    """Copy JSON-compatible data, or raise ``ValueError`` if any part is not."""
+def _json_data(value: Any) -> Any:
+    """Copy JSON-compatible data, or raise ``ValueError`` if any part is not.
+
+    A cycle recurses until ``RecursionError``, which the caller handles like data too deep
+    to copy; a part reused in two places is just copied twice.
+    """
     if value is None or isinstance(value, (str, bool)):
         return value
     if isinstance(value, (int, float)):
         if isinstance(value, float) and not math.isfinite(value):
-            raise ValueError(value)
+            raise ValueError
         return value
     if type(value) not in (dict, list):
-        raise ValueError(value)
+        raise ValueError
     container: dict[Any, Any] | list[Any] = value
-    if id(container) in seen:
-        raise ValueError("cycle")
-    seen.add(id(container))
-    try:
-        if isinstance(container, list):
-            return [_json_data(item, seen) for item in container]
-        result: dict[str, Any] = {}
-        for key, item in container.items():
-            if not isinstance(key, str):
-                raise ValueError(key)
-            result[key] = _json_data(item, seen)
-        return result
-    finally:
-        seen.discard(id(container))
+    if isinstance(container, list):
+        return [_json_data(item) for item in container]
+    result: dict[str, Any] = {}
+    for key, item in container.items():
+        if not isinstance(key, str):
+            raise ValueError
+        result[key] = _json_data(item)
+    return result
 
 
 def _preserved_raw_usage(raw_usage: Any) -> Any:
     if not isinstance(raw_usage, dict):
         return None
     try:
-        return _json_data(raw_usage, set())
+        return _json_data(raw_usage)
     except (ValueError, RecursionError):
         return None
 
@@ -713,7 +715,7 @@ class ScriptedModel(CompletionContext):
         """
         index, recorded, step = self._take(request, streamed=False)
         if step.kind in _STREAM_KINDS:
-            raise self._violation(
+            raise self.record_violation(
                 InvalidScriptedModelStepError(
                     "incompatible_call",
                     call_index=index,
@@ -804,18 +806,29 @@ class ScriptedModel(CompletionContext):
             calls.append(RecordedModelCall(index, streamed, recorded))
             step = self._steps.popleft() if self._steps else None
         if step is None:
-            raise self._violation(
+            raise self.record_violation(
                 UnexpectedModelCallError(index, streamed, _describe.request(recorded))
             )
         return index, recorded, step
 
-    def _violation(self, error: _ViolationT) -> _ViolationT:
-        """Remember a script violation so ``assert_complete()`` raises it again; return it."""
+    def record_violation(self, error: _ViolationT) -> _ViolationT:
+        """Record a broken script so ``assert_complete()`` raises it again; return ``error``.
+
+        For framework adapters, the bundled ones or one you write: when an adapter refuses a
+        scripted item or stream event, the framework may catch, retry or wrap the error, and
+        the test must still fail on it, so raise ``model.record_violation(error)``.
+        """
+        if not isinstance(error, _VIOLATIONS):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise TypeError(
+                "ScriptedModel.record_violation() error must be an UnexpectedModelCallError, "
+                "InvalidScriptedModelStepError or InvalidScriptedModelOutputError, got "
+                f"{type(error).__name__}."
+            )
         self._violations.append(error)
         return error
 
     def _remember_error(self, step: _Step, request: ModelRequest, *, streamed: bool) -> None:
-        record = _AdviceRecord(step.payload, request, streamed, step.advice)
+        record = _AdviceRecord(request, streamed, step.advice)
         with self._lock:
             self._advice.setdefault(id(step.payload), []).append(record)
 
@@ -838,7 +851,7 @@ class ScriptedModel(CompletionContext):
         self, result: Any, index: int, request: ModelRequest, *, require_response_id: bool
     ) -> ModelResponse:
         if not _is_valid_response(result):
-            raise self._violation(
+            raise self.record_violation(
                 InvalidScriptedModelStepError(
                     "invalid_response",
                     call_index=index,
@@ -850,7 +863,7 @@ class ScriptedModel(CompletionContext):
         except (AttributeError, KeyError, TypeError, ValueError, RecursionError) as error:
             # A Usage edited after construction, for example: the step was taken, so the
             # failure must reach assert_complete() even if the caller swallows it.
-            raise self._violation(
+            raise self.record_violation(
                 InvalidScriptedModelStepError(
                     "invalid_response",
                     call_index=index,
@@ -906,7 +919,7 @@ class ScriptedModel(CompletionContext):
                     await _close_unread_source(source)
                 raise
             if not _is_stream_source(source):
-                raise self._violation(
+                raise self.record_violation(
                     InvalidScriptedModelStepError(
                         "invalid_stream",
                         call_index=index,

@@ -281,14 +281,14 @@ for _record_type in get_args(RealtimeTransportCall):
 # -- helpers -----------------------------------------------------------------------------
 
 
-def _summary(record: _RecordedCall) -> str:
+def _summary(record: RealtimeTransportCall) -> str:
     """Describe a recorded call by its method and arguments, shortened."""
     arguments = {
         item.name: getattr(record, item.name)
         for item in dataclasses.fields(record)
         if item.init and item.name != "index"
     }
-    return _describe.call(str(getattr(record, "method", "?")), (), arguments)
+    return _describe.call(record.method, (), arguments)
 
 
 def _recorded_connect_options(options: Mapping[str, Any]) -> RecordedConnectOptions:
@@ -369,17 +369,14 @@ def _check_event(api: str, event: object) -> None:
 
 
 def _check_timeout(timeout: object) -> None:
-    valid = False
     if isinstance(timeout, (int, float)) and not isinstance(timeout, bool):
-        try:
-            valid = 0 <= float(timeout) < math.inf
-        except OverflowError:  # an int too large for a float
-            valid = False
-    if not valid:
-        raise ValueError(
-            "ScriptedRealtimeTransport.run_scenario() timeout must be a finite non-negative "
-            f"number of seconds or None (no timeout), got {_describe.value(timeout)}."
-        )
+        with contextlib.suppress(OverflowError):  # an int too large for a float is invalid
+            if 0 <= float(timeout) < math.inf:
+                return
+    raise ValueError(
+        "ScriptedRealtimeTransport.run_scenario() timeout must be a finite non-negative "
+        f"number of seconds or None (no timeout), got {_describe.value(timeout)}."
+    )
 
 
 def _mark_retrieved(future: asyncio.Future[Any]) -> None:
@@ -590,9 +587,9 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
             registered = registrations[position].listener
             if registered is listener or registered == listener:
                 del registrations[position]
+                if not registrations:
+                    del self._listeners[event]
                 break
-        if event in self._listeners and not registrations:
-            del self._listeners[event]
         return self
 
     def emit(self, event: str, *args: Any) -> bool:
@@ -624,9 +621,9 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         for position, candidate in enumerate(registrations):
             if candidate is registration:
                 del registrations[position]
-                break
-        if event in self._listeners and not registrations:
-            del self._listeners[event]
+                if not registrations:
+                    del self._listeners[event]
+                return
 
     # -- scripting -----------------------------------------------------------------------
 
@@ -905,7 +902,7 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
 
     def mute(self, muted: bool) -> None:
         """Record a mute change; ``muted`` changes only if the call succeeds."""
-        self._record(MuteCall(index=len(self._calls), muted=snapshot(muted)))
+        self._record(MuteCall(index=len(self._calls), muted=snapshot(muted, "mute() muted")))
         self.muted = muted
 
     def send_function_call_output(
@@ -1120,21 +1117,21 @@ async def _cancel_and_wait(tasks: Sequence[asyncio.Task[Any]]) -> None:
     pending = {task for task in tasks if not task.done()}
     for task in pending:
         task.cancel()
-    interrupted = False
+    cancelled: asyncio.CancelledError | None = None
     while pending:
         try:
             _, pending = await asyncio.wait(pending)
-        except asyncio.CancelledError:
+        except asyncio.CancelledError as error:
             # The caller is cancelled again: keep the promise that nothing outlives the run,
             # then let the cancellation through.
-            interrupted = True
+            cancelled = error
             for task in pending:
                 task.cancel()
     for task in tasks:
         if not task.cancelled():
             task.exception()
-    if interrupted:
-        raise asyncio.CancelledError
+    if cancelled is not None:
+        raise cancelled
 
 
 class _ScenarioRun:
@@ -1216,22 +1213,18 @@ class _ScenarioRun:
 
     def terminate(self, error: BaseException) -> None:
         """End the run with ``error``, failing every pending expectation with it."""
-        if not self.active:
+        if not self._end():
             return
-        self.active = False
         self.terminal_error = error
-        self._stop_watching()
         self.transport._fail_pending_expectations(error)  # pyright: ignore[reportPrivateUsage]
         if not self.outcome.done():
             self.outcome.set_exception(error)
 
     async def close(self) -> None:
         """Stop the run and wait for every task it started."""
-        if self.active:
+        if self._end():
             # Nothing decided the run, so the caller was cancelled: withdraw the run's
             # pending expectations along with its two sides.
-            self.active = False
-            self._stop_watching()
             for future in self.owned:
                 future.cancel()
         # An outcome set in the same loop turn as the caller's cancellation is never awaited.
@@ -1240,23 +1233,22 @@ class _ScenarioRun:
         await _cancel_and_wait(self.tasks)
 
     def cancel_if_due(self) -> bool:
-        """Cancel the run if its signal is aborted or its timeout elapsed; say if it did."""
-        if not self.active:
-            return False
-        try:
-            due = is_aborted(self._signal) or (
-                self._deadline is not None and self.loop.time() >= self._deadline
-            )
-        except Exception as error:  # a signal whose state cannot be read ends the run
-            self.terminate(error)
-            return True
-        if due:
-            self._cancel()
-        return due
+        """Cancel the run if its signal is aborted or its timeout elapsed; say if it is over."""
+        if self.active:
+            try:
+                due = is_aborted(self._signal) or (
+                    self._deadline is not None and self.loop.time() >= self._deadline
+                )
+            except Exception as error:  # a signal whose state cannot be read ends the run
+                self.terminate(error)
+            else:
+                if due:
+                    self._cancel()
+        return not self.active
 
     def _on_scenario_done(self, task: asyncio.Task[Any]) -> None:
         error = _side_error(task)
-        if not self.active or self.cancel_if_due():
+        if self.cancel_if_due():
             return
         if error is not None:
             self.terminate(error)
@@ -1267,7 +1259,7 @@ class _ScenarioRun:
 
     def _on_exercise_done(self, task: asyncio.Task[Any]) -> None:
         error = _side_error(task)
-        if not self.active or self.cancel_if_due():
+        if self.cancel_if_due():
             return
         if error is not None:
             self.terminate(error)
@@ -1301,8 +1293,7 @@ class _ScenarioRun:
         except AssertionError as error:
             self.terminate(error)
             return
-        self.active = False
-        self._stop_watching()
+        self._end()
         # The caller may have been cancelled in this very loop turn, cancelling the outcome.
         if not self.outcome.done():
             self.outcome.set_result(self.exercise_value)
@@ -1336,11 +1327,18 @@ class _ScenarioRun:
         else:
             self._poll = self.loop.call_later(_SIGNAL_POLL_INTERVAL, self._poll_signal, signal)
 
+    def _end(self) -> bool:
+        """Mark the run as decided and stop watching for a cancel; False if it already was."""
+        if not self.active:
+            return False
+        self.active = False
+        self._stop_watching()
+        return True
+
     def _stop_watching(self) -> None:
         for handle in (self._timer, self._poll):
             if handle is not None:
                 handle.cancel()
-        self._timer = self._poll = None
         watching = self.transport._watching_runs  # pyright: ignore[reportPrivateUsage]
         if self in watching:
             watching.remove(self)

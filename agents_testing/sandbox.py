@@ -360,11 +360,11 @@ class _Deferred(Coroutine[Any, Any, Any]):
 
     def __await__(self) -> Generator[Any, None, Any]:
         if self._runner is not None:
-            raise RuntimeError("cannot reuse an already awaited scripted sandbox call")
+            raise _reused()
         return self._drive()
 
     def send(self, value: Any) -> Any:
-        return self._drive().send(value)
+        return self._resume().send(value)
 
     def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
         if self._runner is None:
@@ -373,8 +373,8 @@ class _Deferred(Coroutine[Any, Any, Any]):
             self._drop_pending()
         # The three-argument form is deprecated since Python 3.12; asyncio uses one argument.
         if val is None and tb is None:
-            return self._drive().throw(typ)
-        return self._drive().throw(typ, val, tb)
+            return self._resume().throw(typ)
+        return self._resume().throw(typ, val, tb)
 
     def close(self) -> None:
         self._drive().close()
@@ -387,6 +387,14 @@ class _Deferred(Coroutine[Any, Any, Any]):
         if self._runner is None:
             self._runner = self._run()
         return self._runner
+
+    def _resume(self) -> Generator[Any, None, Any]:
+        runner = self._drive()
+        # A finished generator answers send() with a bare StopIteration (a driver would take it
+        # for a second result) and throw() with the thrown error; a finished coroutine refuses.
+        if inspect.getgeneratorstate(runner) == inspect.GEN_CLOSED:
+            raise _reused()
+        return runner
 
     def _run(self) -> Generator[Any, None, Any]:
         pending, self._pending = self._pending, None
@@ -402,6 +410,10 @@ class _Deferred(Coroutine[Any, Any, Any]):
         if inspect.iscoroutine(self._pending):
             self._pending.close()
         self._pending = None
+
+
+def _reused() -> RuntimeError:
+    return RuntimeError("cannot reuse an already awaited scripted sandbox call")
 
 
 async def _await(awaitable: Awaitable[Any]) -> Any:

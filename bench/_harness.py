@@ -47,6 +47,8 @@ def _number(value: float, unit: str) -> str:
         return f"{value * 1e3:.4g} ms" if value < 1 else f"{value:.3g} s"
     if unit == "us":
         return f"{value * 1e6:.3g} us"
+    if unit == "ns":
+        return f"{value * 1e9:.0f} ns"
     return f"{value:.4g} {unit}"
 
 

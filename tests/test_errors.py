@@ -12,6 +12,7 @@ import pytest
 from agents_testing import errors
 from agents_testing.errors import (
     IncompleteRealtimeScenarioError,
+    InvalidRealtimeEventError,
     InvalidScriptedModelOutputError,
     InvalidScriptedModelStepError,
     InvalidScriptedSandboxStepError,
@@ -482,6 +483,19 @@ EXAMPLES = [
         id="realtime-superseded",
     ),
     pytest.param(
+        InvalidRealtimeEventError("audio", "its data must be bytes, got str", "openai-agents"),
+        {
+            "event_type": "audio",
+            "reason": "its data must be bytes, got str",
+            "framework": "openai-agents",
+        },
+        "Emitted realtime event 'audio' is not valid for openai-agents: its data must be "
+        "bytes, got str. Fix the payload passed to emit('audio', ...): give it the fields "
+        "openai-agents needs for this event (docs/realtime.md lists them), or emit the "
+        "framework's own event as 'model_event'.",
+        id="realtime-invalid-event",
+    ),
+    pytest.param(
         RealtimeEventLoopError("run_scenario", "trio"),
         {"operation": "run_scenario", "running_library": "trio"},
         "ScriptedRealtimeTransport.run_scenario() needs a running asyncio event loop, but it "
@@ -586,6 +600,7 @@ ALL_ERROR_CLASSES = {
     RealtimeTransportNotClosedError,
     ScriptedRealtimeConnectionSupersededError,
     RealtimeEventLoopError,
+    InvalidRealtimeEventError,
     UnscriptedAgentError,
     ScriptedHTTPError,
     WireRequestError,
@@ -681,6 +696,7 @@ def test_fresh_error_has_no_traceback_even_after_a_raise() -> None:
         (RealtimeTransportNotClosedError, AssertionError),
         (ScriptedRealtimeConnectionSupersededError, Exception),
         (RealtimeEventLoopError, RuntimeError),
+        (InvalidRealtimeEventError, ValueError),
         (UnscriptedAgentError, AssertionError),
     ],
 )

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from agents_testing.errors import (
+    InvalidScriptedModelOutputError,
     InvalidScriptedModelStepError,
     ScriptedModelRequestAbortedError,
     UnconsumedModelStepsError,
@@ -411,6 +412,44 @@ def test_rejected_malformed_step_is_not_a_violation_for_assert_complete() -> Non
     with pytest.raises(InvalidScriptedModelStepError):
         model.enqueue({"type": "bogus"})
 
+    model.assert_complete()
+
+
+def test_a_recorded_violation_is_raised_again_by_assert_complete() -> None:
+    model = ScriptedModel()
+    refused = InvalidScriptedModelOutputError(0, 1, "reasoning", "no part for it", "my-adapter")
+    later = UnexpectedModelCallError(3, streamed=False)
+
+    # An adapter raises what it records: the same object comes back.
+    assert model.record_violation(refused) is refused
+    assert model.record_violation(later) is later
+
+    with pytest.raises(InvalidScriptedModelOutputError) as raised:
+        model.assert_complete()
+    # The first violation, as a new error with the same fields, caused by the recorded one.
+    error = raised.value
+    assert error is not refused
+    assert (error.call_index, error.output_index, error.item_type, error.framework) == (
+        0,
+        1,
+        "reasoning",
+        "my-adapter",
+    )
+    assert error.__cause__ is refused
+
+
+@pytest.mark.parametrize("error", [ValueError("not structured"), "text", None])
+def test_record_violation_refuses_anything_but_a_model_violation(error: Any) -> None:
+    model = ScriptedModel()
+
+    with pytest.raises(TypeError) as raised:
+        model.record_violation(error)
+
+    assert str(raised.value) == (
+        "ScriptedModel.record_violation() error must be an UnexpectedModelCallError, "
+        "InvalidScriptedModelStepError or InvalidScriptedModelOutputError, got "
+        f"{type(error).__name__}."
+    )
     model.assert_complete()
 
 
@@ -1170,6 +1209,7 @@ async def test_non_streaming_call_cannot_take_a_raw_stream_step() -> None:
     assert str(error).startswith(
         "ScriptedModel cannot use raw stream step for non-streaming call #2."
     )
+    assert error.call_summary == "last input user message 'hello'; no tools"
     assert started == []
     assert model.remaining_steps == 0
     assert len(model.calls) == 2

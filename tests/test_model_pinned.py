@@ -14,7 +14,11 @@ from typing import Any
 
 import pytest
 
-from agents_testing.errors import InvalidScriptedModelStepError
+from agents_testing.errors import (
+    InvalidScriptedModelStepError,
+    ScriptedModelRequestAbortedError,
+    UnconsumedModelStepsError,
+)
 from agents_testing.items import (
     ModelRequest,
     ModelResponse,
@@ -37,6 +41,13 @@ from agents_testing.model import (
 
 def make_request(text: str = "hello", **fields: Any) -> ModelRequest:
     return ModelRequest(input=[{"role": "user", "content": text}], **fields)
+
+
+class Signal:
+    """A minimal abort signal: anything with a truthy ``aborted`` attribute."""
+
+    def __init__(self) -> None:
+        self.aborted = False
 
 
 async def events_of(model: ScriptedModel, request: ModelRequest) -> list[Any]:
@@ -137,7 +148,7 @@ def broken_usage() -> Usage:
     return usage
 
 
-@pytest.mark.parametrize("form", ["ModelResponse", "mapping"])
+@pytest.mark.parametrize("form", ["ModelResponse", "mapping", "bare mapping"])
 def test_a_scripted_response_whose_usage_was_broken_after_construction_is_refused(
     form: str,
 ) -> None:
@@ -147,9 +158,10 @@ def test_a_scripted_response_whose_usage_was_broken_after_construction_is_refuse
         if form == "ModelResponse"
         else {"output": [], "usage": usage}
     )
+    step = response if form == "bare mapping" else model_response(response)
 
     with pytest.raises(InvalidScriptedModelStepError) as info:
-        ScriptedModel([model_response([]), model_response(response)])
+        ScriptedModel([model_response([]), step])
 
     error = info.value
     assert error.reason == "invalid_response"
@@ -172,6 +184,7 @@ async def test_a_responder_response_whose_usage_was_broken_is_a_call_error() -> 
     assert error.reason == "invalid_response"
     assert error.call_index == 0
     assert error.input_index is None
+    assert error.call_summary == "last input user message 'hello'; no tools"
     assert str(error).startswith(
         "ScriptedModel responder returned an invalid response for call #1. Call #1 (call_index=0)"
     )
@@ -406,3 +419,458 @@ async def test_closing_an_unread_stream_whose_source_cannot_close_is_quiet(kind:
     await stream.aclose()
 
     model.assert_complete()
+
+
+# -- gaps found by the second mutation run of model.py ----------------------------------------
+
+
+def module_responder(call: RecordedModelCall) -> list[Any]:
+    return []
+
+
+class CallableResponder:
+    """A responder object: it has no ``__qualname__`` of its own, only its class has."""
+
+    def __call__(self, call: RecordedModelCall) -> list[Any]:
+        return []
+
+
+def test_pending_steps_name_responders_and_scripted_streams() -> None:
+    model = ScriptedModel(
+        [
+            model_responder(module_responder),
+            model_stream_responder(CallableResponder()),
+            model_stream([]),
+            ModelResponse(output=[assistant_message("full")], usage=Usage()),
+            optional_step(model_stream_responder(module_responder)),
+        ]
+    )
+
+    with pytest.raises(UnconsumedModelStepsError) as info:
+        model.assert_complete()
+
+    assert info.value.pending_steps == (
+        {"step_index": 0, "type": "responder", "summary": "module_responder"},
+        {"step_index": 1, "type": "stream_responder", "summary": "CallableResponder"},
+        {"step_index": 2, "type": "stream", "summary": "scripted events"},
+        {"step_index": 3, "type": "response", "summary": "assistant message 'full'"},
+        {
+            "step_index": 4,
+            "type": "stream_responder",
+            "summary": "module_responder (optional)",
+        },
+    )
+    assert str(info.value).startswith(
+        "ScriptedModel has 5 unconsumed scripted steps. Pending: step #1 (step_index=0) "
+        "responder: module_responder; step #2 (step_index=1) stream_responder: "
+        "CallableResponder; step #3 (step_index=2) stream: scripted events; "
+    )
+
+
+@pytest.mark.parametrize(
+    ("step", "what"),
+    [
+        ({"type": "function_call", "name": "lookup"}, 'a "function_call" output item'),
+        ({"type": "file_search_call"}, 'a "file_search_call" output item'),
+        ({"type": "function_call_output"}, 'a "function_call_output" output item'),
+        ({"type": "reasoning"}, 'a "reasoning" output item'),
+        ({"type": "compaction"}, 'a "compaction" output item'),
+    ],
+)
+def test_every_kind_of_output_item_given_as_a_step_says_to_wrap_it(
+    step: dict[str, Any], what: str
+) -> None:
+    with pytest.raises(InvalidScriptedModelStepError) as info:
+        ScriptedModel([step])  # type: ignore[list-item]
+
+    assert (info.value.reason, info.value.input_index) == ("unknown_step_type", 0)
+    assert info.value.step_type == step["type"]
+    assert info.value.detail is not None
+    assert info.value.detail.startswith(f"this is {what}, not a step.")
+
+
+@pytest.mark.parametrize("step", [{"content": "hi"}, {"role": "user"}], ids=["content", "role"])
+def test_an_untyped_mapping_with_a_role_or_content_says_to_wrap_it(step: dict[str, Any]) -> None:
+    with pytest.raises(InvalidScriptedModelStepError) as info:
+        ScriptedModel([step])  # type: ignore[list-item]
+
+    assert (info.value.reason, info.value.input_index) == ("invalid_input", 0)
+    assert info.value.detail is not None
+    assert info.value.detail.startswith("this is an output item, not a step.")
+
+
+@pytest.mark.parametrize(
+    ("step", "reason"),
+    [
+        ({"type": "bogus"}, "unknown_step_type"),
+        ({"type": "message_draft"}, "unknown_step_type"),
+        ({"name": "lookup"}, "invalid_input"),
+    ],
+)
+def test_a_mapping_that_is_no_output_item_gets_the_reasons_own_advice(
+    step: dict[str, Any], reason: str
+) -> None:
+    with pytest.raises(InvalidScriptedModelStepError) as info:
+        ScriptedModel([step])  # type: ignore[list-item]
+
+    assert (info.value.reason, info.value.input_index) == (reason, 0)
+    # No wrap-it-in-a-list hint: the step is not an item, so the reason's advice applies.
+    assert info.value.detail is None
+    assert "wrap this item" not in str(info.value)
+
+
+async def test_later_recorded_calls_keep_runtime_objects_and_copy_the_rest() -> None:
+    signal, output_type, tracing = Signal(), object(), object()
+    requests = [
+        ModelRequest(
+            input=[{"role": "user", "content": turn}],
+            handoffs=[{"name": "billing"}],
+            output_type=output_type,
+            tracing=tracing,
+            signal=signal,
+            prompt={"id": f"prompt-{turn}"},
+            extra={"turn": turn},
+        )
+        for turn in ("first", "second")
+    ]
+    model = ScriptedModel([[], []])
+    for request in requests:
+        await model.get_response(request)
+
+    # The second record shares what it can with the first: every field must still be there.
+    for call, request in zip(model.calls, requests, strict=True):
+        recorded = call.request
+        assert recorded.signal is signal
+        assert recorded.output_type is output_type
+        assert recorded.tracing is tracing
+        assert recorded.handoffs == [{"name": "billing"}]
+        assert recorded.prompt == request.prompt
+        assert recorded.prompt is not request.prompt
+        assert recorded.extra == request.extra
+        assert recorded.extra is not request.extra
+
+
+async def test_an_abort_during_a_later_call_is_seen_after_its_response_is_built() -> None:
+    signal = Signal()
+
+    def respond(call: RecordedModelCall) -> list[Any]:
+        signal.aborted = True
+        return []
+
+    model = ScriptedModel([[], model_responder(respond)])
+    await model.get_response(make_request(signal=signal))
+
+    with pytest.raises(ScriptedModelRequestAbortedError) as info:
+        await model.get_response(make_request(signal=signal))
+
+    assert info.value.call_index == 1
+
+
+async def test_streamed_error_advice_is_found_by_its_request() -> None:
+    error = RuntimeError("overloaded")
+    first, second = make_request("first"), make_request("second")
+    model = ScriptedModel(
+        [
+            model_error(error, retry_advice=ModelRetryAdvice(suggested=False)),
+            model_error(error, retry_advice=ModelRetryAdvice(suggested=True)),
+        ]
+    )
+    for request in (first, second):
+        with pytest.raises(RuntimeError):
+            await events_of(model, request)
+
+    advice = model.get_retry_advice(
+        RetryAdviceRequest(error=error, stream=True, attempt=1, request=second)
+    )
+
+    assert advice == ModelRetryAdvice(suggested=True)
+
+
+async def test_an_invalid_stream_from_a_stream_responder_says_what_the_call_sent() -> None:
+    model = ScriptedModel([model_stream_responder(lambda call: 5)])
+
+    with pytest.raises(InvalidScriptedModelStepError) as info:
+        await events_of(model, make_request("hi"))
+
+    assert info.value.call_summary == "last input user message 'hi'; no tools"
+    assert str(info.value) == (
+        "ScriptedModel stream responder returned an invalid stream for call #1. "
+        "Call #1 (call_index=0) sent: last input user message 'hi'; no tools: the stream "
+        "responder must return an iterable or async iterable of stream events."
+    )
+
+
+def test_get_retry_advice_of_something_else_says_how_to_build_a_request() -> None:
+    model = ScriptedModel()
+
+    with pytest.raises(TypeError) as info:
+        model.get_retry_advice("overloaded")  # type: ignore[arg-type]
+
+    assert str(info.value) == (
+        "ScriptedModel.get_retry_advice() expects a RetryAdviceRequest, got str; build one "
+        "with RetryAdviceRequest(error=..., stream=..., attempt=...)."
+    )
+
+
+class EndsThenFailsToClose:
+    """A sync source that ends normally and whose ``close()`` raises."""
+
+    def __init__(self) -> None:
+        self.close_error = RuntimeError("close broke")
+        self.sent = False
+
+    def __iter__(self) -> EndsThenFailsToClose:
+        return self
+
+    def __next__(self) -> dict[str, Any]:
+        if self.sent:
+            raise StopIteration
+        self.sent = True
+        return {"type": "one"}
+
+    def close(self) -> None:
+        raise self.close_error
+
+
+class AsyncEndsThenFailsToClose:
+    """An async source that ends normally and whose ``aclose()`` raises."""
+
+    def __init__(self) -> None:
+        self.close_error = RuntimeError("aclose broke")
+        self.sent = False
+
+    def __aiter__(self) -> AsyncEndsThenFailsToClose:
+        return self
+
+    async def __anext__(self) -> dict[str, Any]:
+        if self.sent:
+            raise StopAsyncIteration
+        self.sent = True
+        return {"type": "one"}
+
+    async def aclose(self) -> None:
+        raise self.close_error
+
+
+@pytest.mark.parametrize(
+    "kind", [EndsThenFailsToClose, AsyncEndsThenFailsToClose], ids=["sync", "async"]
+)
+async def test_a_source_that_ends_and_then_fails_to_close_raises_the_close_error(
+    kind: Any,
+) -> None:
+    source = kind()
+    model = ScriptedModel([model_stream(source)])
+    stream = model.stream_response(make_request())
+    received = [await stream.__anext__()]
+
+    with pytest.raises(RuntimeError) as info:
+        await stream.__anext__()
+
+    # Nothing else failed, so the close error is the one failure to report.
+    assert info.value is source.close_error
+    assert received == [{"type": "one"}]
+
+
+async def test_automatic_streaming_streams_text_parts_after_one_that_is_not_a_mapping() -> None:
+    message = {
+        "type": "message",
+        "role": "assistant",
+        "id": "msg_1",
+        "content": ["not a part", {"type": "output_text", "text": "after"}],
+    }
+    model = ScriptedModel([[message]])
+
+    events = await events_of(model, make_request())
+
+    deltas = [event for event in events if event["type"] == "output_text_delta"]
+    assert deltas == [{"type": "output_text_delta", "item_id": "msg_1", "delta": "after"}]
+
+
+# -- messages that are the contract: what was wrong and how to fix it --------------------------
+
+FIX_REQUEST = "build the request with the field types ModelRequest declares."
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "problem"),
+    [
+        ("input", 5, "input must be a str or a list of items, got int"),
+        ("model_settings", [], "model_settings must be a mapping, got list"),
+        ("tools", "lookup", "tools must be a sequence, got str"),
+        ("handoffs", {}, "handoffs must be a sequence, got dict"),
+        ("extra", 3, "extra must be a mapping, got int"),
+        ("system_instructions", 1, "system_instructions must be a str or None, got int"),
+        ("previous_response_id", 2.0, "previous_response_id must be a str or None, got float"),
+        ("conversation_id", b"c", "conversation_id must be a str or None, got bytes"),
+    ],
+)
+async def test_a_request_field_of_the_wrong_type_is_named_with_the_fix(
+    field: str, value: Any, problem: str
+) -> None:
+    model = ScriptedModel([[]])
+
+    with pytest.raises(TypeError) as info:
+        await model.get_response(ModelRequest(**{"input": "hi", field: value}))
+
+    assert str(info.value) == f"ScriptedModel got a ModelRequest whose {problem}; {FIX_REQUEST}"
+    assert model.calls == ()
+    assert model.remaining_steps == 1
+
+
+async def test_a_call_with_something_other_than_a_request_points_at_the_adapters() -> None:
+    model = ScriptedModel([[]])
+
+    with pytest.raises(TypeError) as info:
+        await model.get_response(5)  # type: ignore[arg-type]
+
+    assert str(info.value) == (
+        "ScriptedModel expects a ModelRequest, got int; use an adapter from "
+        "agents_testing.adapters to plug it into a framework."
+    )
+
+
+def nested_lists(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "start"),
+    [
+        ("model_settings", {"a": nested_lists(3000)}, "request.model_settings['a'][0]"),
+        ("tools", [nested_lists(3000)], "request.tools[0][0]"),
+        ("handoffs", [nested_lists(3000)], "request.handoffs[0][0]"),
+        ("prompt", nested_lists(3000), "request.prompt[0][0]"),
+        ("extra", {"a": nested_lists(3000)}, "request.extra['a'][0]"),
+    ],
+)
+async def test_a_request_field_too_deep_to_record_is_named_by_its_path(
+    field: str, value: Any, start: str
+) -> None:
+    model = ScriptedModel([[]])
+
+    with pytest.raises(ValueError, match="too deep to record") as info:
+        await model.get_response(ModelRequest(**{"input": "hi", field: value}))
+
+    name = start.partition("[")[0]
+    assert str(info.value).startswith(f"{name} is nested ")
+    assert f"(down to {start}" in str(info.value)
+    assert model.calls == ()
+
+
+LONG_TEXT = "x" * 50
+SHORT_REPR = "'" + "x" * 36 + "..."  # the text cut to 40 characters
+
+
+@pytest.mark.parametrize(
+    ("output", "detail"),
+    [
+        (
+            [LONG_TEXT],
+            f"it is the plain string {SHORT_REPR}; script assistant_message({SHORT_REPR}) "
+            "for a text reply.",
+        ),
+        (
+            [[assistant_message("a")]],
+            "it is a list; each step is one list of output items, so put the items of one "
+            "response in a single list.",
+        ),
+        (
+            [(assistant_message("a"),)],
+            "it is a tuple; each step is one list of output items, so put the items of one "
+            "response in a single list.",
+        ),
+        (
+            [10**49],
+            "it is " + "1" + "0" * 36 + "...; an output item is a mapping such as "
+            "assistant_message(...) or function_call(...), or a framework's own output object.",
+        ),
+    ],
+    ids=["string", "list", "tuple", "other"],
+)
+def test_an_output_item_that_can_never_be_valid_says_what_it_is_and_what_to_script(
+    output: list[Any], detail: str
+) -> None:
+    with pytest.raises(InvalidScriptedModelStepError) as info:
+        ScriptedModel([output])
+
+    assert (info.value.reason, info.value.input_index, info.value.output_index) == (
+        "invalid_output_item",
+        0,
+        0,
+    )
+    assert info.value.detail == detail
+
+
+@pytest.mark.parametrize(
+    ("step", "detail"),
+    [
+        (
+            LONG_TEXT,
+            f"a plain string is not a step; script [assistant_message({SHORT_REPR})] for a "
+            "text reply.",
+        ),
+        ((assistant_message("a"),), "a step's output items go in a list, not a tuple."),
+        (5, None),
+    ],
+    ids=["string", "tuple", "other"],
+)
+def test_an_input_that_is_no_step_says_what_to_script_instead(step: Any, detail: str) -> None:
+    with pytest.raises(InvalidScriptedModelStepError) as info:
+        ScriptedModel([step])
+
+    assert (info.value.reason, info.value.input_index) == ("invalid_input", 0)
+    assert info.value.detail == detail
+
+
+def test_a_non_bool_optional_flag_says_to_use_optional_step() -> None:
+    with pytest.raises(InvalidScriptedModelStepError) as info:
+        ScriptedModel([{"type": "response", "response": [], "optional": 1}])
+
+    assert info.value.detail == '"optional" must be True or False; use optional_step(step).'
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        ModelResponse(output=["hi"], usage=Usage()),
+        {"output": ["hi"], "usage": Usage()},
+    ],
+    ids=["ModelResponse", "mapping"],
+)
+def test_model_response_checks_the_output_items_of_a_full_response(response: Any) -> None:
+    with pytest.raises(InvalidScriptedModelStepError) as info:
+        ScriptedModel([model_response(response)])
+
+    assert (info.value.reason, info.value.output_index) == ("invalid_output_item", 0)
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        ModelResponse(output=[], usage=Usage()),
+        {"output": [], "usage": Usage()},
+    ],
+    ids=["ModelResponse", "mapping"],
+)
+async def test_a_full_response_input_is_a_response_step(step: Any) -> None:
+    model = ScriptedModel([step, step])
+
+    stream = model.stream_response(make_request())
+
+    assert (stream.step_type, stream.automatic) == ("response", True)
+    await stream.aclose()
+    with pytest.raises(UnconsumedModelStepsError) as info:
+        model.assert_complete()
+    assert info.value.pending_steps[0]["type"] == "response"
+
+
+async def test_a_usage_total_that_is_not_the_sum_is_kept() -> None:
+    usage = Usage(input_tokens=1, output_tokens=2, total_tokens=10)
+    model = ScriptedModel([ModelResponse(output=[], usage=usage)])
+
+    response = await model.get_response(make_request())
+
+    assert response.usage.total_tokens == 10

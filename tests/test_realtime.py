@@ -1532,6 +1532,13 @@ async def test_assert_complete_reports_a_matcher_assertion_the_code_swallowed() 
         transport.assert_complete()
 
     assert (info.value.call_index, info.value.actual_method) == (0, "send_message")
+    summary = "send_message(message='Goodbye', other_event_data=None, trigger_response=None)"
+    assert info.value.call_summary == summary
+    assert str(info.value) == (
+        f"ScriptedRealtimeTransport matcher rejected send_message call #1. Call #1 "
+        f"(call_index=0) was: {summary}. Fix the expectation's matcher, or the code under test "
+        "that made the call."
+    )
     rejection = info.value.__cause__
     assert isinstance(rejection, RealtimeCallMatcherError)
     assert isinstance(rejection.__cause__, AssertionError)

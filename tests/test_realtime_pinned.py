@@ -7,11 +7,15 @@ cancelled twice), lifecycle errors raised past a failing listener, and small rec
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
 
-from agents_testing.errors import ScriptedRealtimeScenarioCancelledError
+from agents_testing.errors import (
+    ScriptedRealtimeConnectionSupersededError,
+    ScriptedRealtimeScenarioCancelledError,
+)
 from agents_testing.realtime import (
     RealtimeScenarioContext,
     RequestResponseCall,
@@ -375,3 +379,310 @@ async def test_a_polled_signal_that_breaks_while_both_sides_wait_ends_the_run() 
         await transport.run_scenario(scenario=scenario, exercise=forever, signal=BrokenSignal())
     assert isinstance(info.value, OSError)
     assert only_this_task_is_left()
+
+
+def test_off_returns_the_transport_after_removing_a_listener() -> None:
+    transport = ScriptedRealtimeTransport()
+    seen: list[str] = []
+
+    assert transport.on("audio", seen.append).off("audio", seen.append) is transport
+    assert transport.once("audio", seen.append).off("audio", seen.append) is transport
+    assert transport.emit("audio", "x") is False
+
+
+def nested(depth: int) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for _ in range(depth):
+        value = {"nested": value}
+    return value
+
+
+DEEP = nested(5000)
+
+
+@pytest.mark.parametrize(
+    ("record", "label"),
+    [
+        pytest.param(lambda t: t.send_event(DEEP), "send_event() event", id="send_event"),
+        pytest.param(
+            lambda t: t.request_response(DEEP), "request_response() response", id="request_response"
+        ),
+        pytest.param(lambda t: t.send_message(DEEP), "send_message() args", id="send_message"),
+        pytest.param(lambda t: t.add_image(DEEP), "add_image() args", id="add_image"),
+        pytest.param(lambda t: t.send_audio(DEEP), "send_audio() args", id="send_audio"),
+        pytest.param(lambda t: t.mute(DEEP), "mute() muted", id="mute"),
+        pytest.param(
+            lambda t: t.send_function_call_output(DEEP, "out", True),
+            "send_function_call_output() args",
+            id="send_function_call_output",
+        ),
+        pytest.param(lambda t: t.reset_history([DEEP], []), "reset_history() args", id="reset"),
+        pytest.param(
+            lambda t: t.send_mcp_response(DEEP, True),
+            "send_mcp_response() args",
+            id="send_mcp_response",
+        ),
+    ],
+)
+def test_an_argument_too_deep_to_record_is_refused_naming_the_method_and_argument(
+    record: Callable[[ScriptedRealtimeTransport], object], label: str
+) -> None:
+    transport = ScriptedRealtimeTransport()
+
+    with pytest.raises(ValueError, match=r"levels deep") as info:
+        record(transport)
+
+    message = str(info.value)
+    assert message.startswith(f"{label} is nested ")
+    assert f"(down to {label}[" in message
+    assert message.endswith(
+        "too deep to record within Python's recursion limit; flatten the data, or pass an "
+        "object of your own class, which is recorded by identity."
+    )
+    assert transport.calls == ()
+    assert transport.muted is False
+
+
+async def test_connect_options_too_deep_to_record_fail_the_connect_naming_them() -> None:
+    transport = ScriptedRealtimeTransport()
+
+    result = transport.connect({"model": "m", "initial_session_config": DEEP})
+
+    with pytest.raises(ValueError, match=r"^connect\(\) options is nested \d+ levels deep"):
+        await result
+    assert transport.calls == ()
+    assert transport.status == "disconnected"
+
+
+# -- reconnecting inside a lifecycle listener ----------------------------------------------
+
+
+@pytest.mark.parametrize("drop", ["close", "disconnect"])
+async def test_a_reconnect_inside_the_connected_listener_supersedes_the_outer_connect(
+    drop: str,
+) -> None:
+    # The inner connect ends connected, like the outer one would: only the outer connect's
+    # own attempt tells them apart, so it must still see that it was superseded.
+    transport = ScriptedRealtimeTransport()
+    events: list[str] = []
+    inner: list[Awaitable[None]] = []
+    reconnected = False
+
+    def listener(status: str) -> None:
+        nonlocal reconnected
+        events.append(status)
+        if status == "connected" and not reconnected:
+            reconnected = True
+            getattr(transport, drop)()
+            inner.append(transport.connect({"model": "second"}))
+
+    transport.on("connection_change", listener)
+
+    outer = transport.connect({"model": "first"})
+
+    with pytest.raises(ScriptedRealtimeConnectionSupersededError):
+        await outer
+    await inner[0]
+    assert transport.status == "connected"
+    assert events == ["connecting", "connected", "disconnected", "connecting", "connected"]
+    expected = ["connect", "close", "connect"] if drop == "close" else ["connect", "connect"]
+    assert [call.method for call in transport.calls] == expected
+    # The outer connect's failure leaves the inner connection established: it closes.
+    transport.close()
+    assert transport.status == "disconnected"
+
+
+# -- run_scenario: the context's checks, a coarse clock, cancellation during cleanup ---------
+
+
+async def test_context_expect_call_refuses_an_unknown_method_naming_the_valid_ones() -> None:
+    transport = ScriptedRealtimeTransport()
+
+    def scenario(ctx: RealtimeScenarioContext) -> None:
+        ctx.expect_call("sendEvent")  # type: ignore[call-overload]
+
+    with pytest.raises(ValueError) as info:  # noqa: PT011 - the message is checked in full
+        await transport.run_scenario(scenario=scenario, exercise=lambda: None)
+
+    assert str(info.value) == (
+        "ScriptedRealtimeTransport.expect_call() got unknown method 'sendEvent' (did you mean "
+        "'send_event'?); valid methods are: connect, send_event, request_response, "
+        "send_message, add_image, send_audio, update_session_config, close, mute, "
+        "send_function_call_output, interrupt, reset_history, send_mcp_response."
+    )
+    assert only_this_task_is_left()
+
+
+async def test_a_zero_timeout_has_elapsed_at_once_even_on_a_clock_that_has_not_moved(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A coarse clock (Windows' ticks by ~16 ms) reads the same value at the start of the run
+    # and at the scenario's first expect_call: the deadline is reached, not only passed.
+    loop = asyncio.get_running_loop()
+    frozen = loop.time()
+    monkeypatch.setattr(loop, "time", lambda: frozen)
+    transport = ScriptedRealtimeTransport()
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("close")
+
+    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=forever, timeout=0)
+
+    assert info.value.pending_expectations == ()
+    assert only_this_task_is_left()
+
+
+async def test_a_caller_cancelled_while_a_failed_run_cleans_up_ends_cancelled() -> None:
+    # Swallowing the cancellation in favour of the run's error would break the caller's
+    # own timeouts and task groups, which rely on a cancelled task ending cancelled.
+    transport = ScriptedRealtimeTransport()
+    cleanup_started = asyncio.Event()
+    stages: list[str] = []
+
+    def scenario(ctx: RealtimeScenarioContext) -> None:
+        raise LookupError("scenario broke")
+
+    async def stubborn_exercise() -> None:
+        try:
+            await forever()
+        except asyncio.CancelledError:
+            stages.append("cancelled by the run")
+            cleanup_started.set()
+            try:
+                await forever()  # a cleanup that only a second cancellation ends
+            except asyncio.CancelledError:
+                stages.append("cancelled by the caller")
+                raise
+
+    async def exercise() -> None:
+        await asyncio.sleep(0)  # let the scenario fail first, while this side waits
+        await stubborn_exercise()
+
+    caller = asyncio.create_task(transport.run_scenario(scenario=scenario, exercise=exercise))
+    await cleanup_started.wait()
+    caller.cancel()
+
+    with pytest.raises(asyncio.CancelledError):
+        await caller
+    assert stages == ["cancelled by the run", "cancelled by the caller"]
+    assert only_this_task_is_left()
+
+
+class SteppedClock:
+    """A loop clock that moves only when the test moves it."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.now = loop.time()
+        monkeypatch.setattr(loop, "time", lambda: self.now)
+
+
+async def test_a_call_made_after_the_timeout_elapsed_does_not_satisfy_the_expectation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Same rule as for a signal: the clock is read before a transport call can settle an
+    # expectation, even when the timer that ends the run has not fired yet.
+    clock = SteppedClock(asyncio.get_running_loop(), monkeypatch)
+    transport = ScriptedRealtimeTransport()
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("close")
+
+    def exercise() -> None:
+        clock.now += 10
+        transport.interrupt()
+
+    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=exercise, timeout=5)
+
+    assert info.value.pending_expectations == ({"order": 1, "method": "close"},)
+    assert "unconsumed_calls=1" in repr(transport)
+    assert only_this_task_is_left()
+
+
+async def test_the_run_names_its_tasks_so_a_task_dump_tells_them_apart() -> None:
+    transport = ScriptedRealtimeTransport()
+    names: dict[str, object] = {}
+
+    def task_names() -> set[str]:
+        return {task.get_name() for task in asyncio.all_tasks()}
+
+    def scenario(ctx: RealtimeScenarioContext) -> None:
+        current = asyncio.current_task()
+        names["scenario"] = current.get_name() if current else None
+
+    async def exercise() -> str:
+        current = asyncio.current_task()
+        names["exercise"] = current.get_name() if current else None
+        names["all"] = task_names()
+        return "done"
+
+    value = await transport.run_scenario(
+        scenario=scenario, exercise=exercise, signal=asyncio.Event()
+    )
+
+    assert value == "done"
+    assert names["scenario"] == "run_scenario scenario"
+    assert names["exercise"] == "run_scenario exercise"
+    assert "run_scenario signal" in names["all"]  # type: ignore[operator]
+    assert only_this_task_is_left()
+
+
+async def test_an_event_signal_set_by_the_exercise_ends_the_run_with_one_error() -> None:
+    # The exercise's end and the signal's waiter both see the abort; only the first one ends
+    # the run, so the context hands later expectations the very error the run raised.
+    transport = ScriptedRealtimeTransport()
+    signal = asyncio.Event()
+    contexts: list[RealtimeScenarioContext] = []
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        contexts.append(ctx)
+        await ctx.expect_call("close")
+
+    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=signal.set, signal=signal)
+
+    assert info.value.pending_expectations == ({"order": 1, "method": "close"},)
+    assert contexts[0].expect_call("close").exception() is info.value
+    assert only_this_task_is_left()
+
+
+async def test_connect_options_that_are_not_a_mapping_are_named_by_their_type() -> None:
+    transport = ScriptedRealtimeTransport()
+
+    result = transport.connect(["model", "m"])  # type: ignore[arg-type]
+
+    with pytest.raises(TypeError) as info:
+        await result
+    assert str(info.value) == (
+        "ScriptedRealtimeTransport.connect() options must be a mapping, got list."
+    )
+    assert transport.calls == ()
+
+
+async def test_a_failed_reconnect_inside_the_connected_listener_disconnects_once() -> None:
+    # The failed inner connect already ended the connection; the superseded outer connect
+    # must not emit a second "disconnected" for it.
+    transport = ScriptedRealtimeTransport()
+    events: list[str] = []
+    inner: list[Awaitable[None]] = []
+    failure = ConnectionError("second handshake refused")
+
+    def listener(status: str) -> None:
+        events.append(status)
+        if status == "connected" and not inner:
+            transport.fail_next_call("connect", failure)
+            inner.append(transport.connect({"model": "second"}))
+
+    transport.on("connection_change", listener)
+
+    outer = transport.connect({"model": "first"})
+
+    with pytest.raises(ScriptedRealtimeConnectionSupersededError):
+        await outer
+    with pytest.raises(ConnectionError) as info:
+        await inner[0]
+    assert info.value is failure
+    assert transport.status == "disconnected"
+    assert events == ["connecting", "connected", "disconnected"]
+    assert [call.method for call in transport.calls] == ["connect", "connect"]

@@ -302,3 +302,47 @@ def test_a_result_too_deep_to_record_names_the_step_it_belongs_to() -> None:
         scripted_sandbox_session(
             [{"method": "start", "result": None}, {"method": "exec", "result": deep}]
         )
+
+
+def finished_calls() -> list[tuple[str, Any]]:
+    """Return one call finished each way a coroutine can finish: returned, raised, closed."""
+    session = scripted_sandbox_session(
+        [
+            {"method": "stop", "result": "stopped"},
+            {"method": "stop", "error": KeyError("failed")},
+            {"method": "stop", "result": "closed"},
+        ]
+    )
+    returned, raised, closed = session.stop(), session.stop(), session.stop()
+    with pytest.raises(StopIteration):
+        returned.send(None)
+    with pytest.raises(KeyError):
+        raised.send(None)
+    closed.close()
+    return [("returned", returned), ("raised", raised), ("closed", closed)]
+
+
+def test_sending_into_a_finished_call_says_it_cannot_be_reused() -> None:
+    # Like a finished coroutine (RuntimeError on Python 3.10 to 3.13), not like a finished
+    # generator, whose StopIteration a driver would read as a second result.
+    for how, pending in finished_calls():
+        with pytest.raises(RuntimeError) as info:
+            pending.send(None)
+        assert str(info.value) == "cannot reuse an already awaited scripted sandbox call", how
+
+
+def test_throwing_into_a_finished_call_says_it_cannot_be_reused() -> None:
+    for how, pending in finished_calls():
+        with pytest.raises(RuntimeError) as info:
+            pending.throw(KeyError("thrown in"))
+        assert str(info.value) == "cannot reuse an already awaited scripted sandbox call", how
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            with pytest.raises(RuntimeError, match="already awaited"):
+                pending.throw(KeyError, KeyError("thrown in"), None)
+
+
+def test_closing_a_finished_call_again_does_nothing() -> None:
+    for _how, pending in finished_calls():
+        pending.close()
+        pending.close()

@@ -176,6 +176,61 @@ def test_the_pattern_of_shared_references_is_recorded_as_it_is_now() -> None:
     assert_same_snapshot(second, snapshot([shared, {"content": "hi"}]))
 
 
+@pytest.mark.parametrize(
+    "refer",
+    [
+        pytest.param(lambda part: {"quoted": part}, id="dict"),
+        pytest.param(lambda part: [[part]], id="nested-list"),
+        pytest.param(lambda part: (part,), id="tuple"),
+    ],
+)
+def test_a_new_item_that_refers_to_a_shared_item_points_at_its_shared_record(
+    refer: Any,
+) -> None:
+    # The matched run's pairs are recorded lazily: a new item reaching into the run must
+    # still find the record the run reuses, as a plain snapshot keeps the reference shared.
+    conversation: list[Any] = [{"role": "user", "content": "hi"}, {"n": 1}]
+    first = snapshot_sharing(conversation, None)
+
+    conversation.append(refer(conversation[0]))
+    second = snapshot_sharing(conversation, first)
+
+    assert second[0] is first[0]
+    assert_same_snapshot(second, snapshot(conversation))
+
+
+def test_a_new_view_over_a_shared_bytearray_shares_the_recorded_bytearray() -> None:
+    data = bytearray(b"abc")
+    conversation: list[Any] = [{"blob": data}, {"n": 1}]
+    first = snapshot_sharing(conversation, None)
+
+    conversation.append({"view": memoryview(data)[1:]})
+    second = snapshot_sharing(conversation, first)
+
+    assert second[0] is first[0]
+    assert second[2]["view"].obj is second[0]["blob"]
+    assert second[2]["view"].tobytes() == b"bc"
+    assert second[0]["blob"] is not data
+
+
+def test_unchanged_items_match_only_values_of_the_same_type_and_sign() -> None:
+    # The bulk match compares atoms with ==: 1, 1.0 and True are equal, as are 0.0 and -0.0,
+    # and a NaN equals only itself; each swap must be copied, never shared.
+    nan = math.nan
+    values: list[Any] = [1, 1.0, True, 0.0, -0.0, nan, float("nan"), "1", None]
+    for before in values:
+        for after in values:
+            conversation: list[Any] = [{"v": before}, {"n": 1}]
+            first = snapshot_sharing(conversation, None)
+            conversation[0]["v"] = after
+            second = snapshot_sharing(conversation, first)
+
+            assert_same_snapshot(second, snapshot(conversation))
+            assert_same_snapshot(first, [{"v": before}, {"n": 1}])
+            if after is before:
+                assert second[0] is first[0]
+
+
 def test_two_distinct_items_never_share_one_old_item() -> None:
     first = snapshot_sharing([{"k": 1}], None)
     twin = {"k": 1}
@@ -317,12 +372,20 @@ async def test_model_records_of_a_growing_run_hold_each_item_once() -> None:
     for turn in range(turns):
         conversation.extend(turn_items(turn))
         # Rebuilt every turn, as frameworks do: equal items, new objects.
-        await model.get_response(ModelRequest(input=snapshot(conversation), tools=[{"n": 1}]))
+        await model.get_response(
+            ModelRequest(
+                input=snapshot(conversation),
+                model_settings={"temperature": 0},
+                tools=[{"n": 1}],
+                handoffs=[{"name": "billing"}],
+            )
+        )
 
     stored = [stored_value(call, "request") for call in model.calls]
     item_ids = {id(item) for request in stored for item in request.input}
     assert len(item_ids) == 3 * turns
-    assert len({id(request.tools) for request in stored}) == 1
+    for field in ("model_settings", "tools", "handoffs"):
+        assert len({id(getattr(request, field)) for request in stored}) == 1, field
 
 
 async def test_model_records_a_shared_item_mutated_between_calls_as_it_was_at_each_call() -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import inspect
 import json
 from collections import deque
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
@@ -84,7 +85,7 @@ try:
     )
     from agents.realtime.session import RealtimeSession
     from agents.usage import Usage
-    from pydantic import BaseModel
+    from pydantic import BaseModel, ValidationError
 except ImportError as _missing:  # the import tests hide the framework to reach this
     raise framework_import_error(
         _missing,
@@ -93,9 +94,12 @@ except ImportError as _missing:  # the import tests hide the framework to reach 
         extra="openai-agents",
     ) from _missing
 
+from ..errors import InvalidRealtimeEventError
 from ..realtime import ScriptedRealtimeTransport
 
 __all__ = ["openai_agents_realtime_model", "wait_for_session_event"]
+
+_FRAMEWORK = "openai-agents"
 
 
 def openai_agents_realtime_model(transport: ScriptedRealtimeTransport) -> RealtimeModel:
@@ -280,7 +284,7 @@ class _TransportRealtimeModel(RealtimeModel):
         # Python's audio events name their item; the JS-shaped interruption events do not.
         self._audio_item: tuple[str, int] = ("", 0)
         for name, convert in self._converters().items():
-            transport.on(name, self._listener_for(convert))
+            transport.on(name, self._listener_for(name, convert))
 
     def __repr__(self) -> str:
         return f"<openai_agents_realtime_model over {self._transport!r}>"
@@ -411,10 +415,23 @@ class _TransportRealtimeModel(RealtimeModel):
         }
 
     def _listener_for(
-        self, convert: Callable[..., list[RealtimeModelEvent]]
+        self, name: str, convert: Callable[..., list[RealtimeModelEvent]]
     ) -> Callable[..., None]:
+        signature = inspect.signature(convert)
+
         def listener(*args: Any) -> None:
-            self._enqueue(convert(*args))
+            try:
+                signature.bind(*args)
+            except TypeError:
+                reason = f"it takes one payload argument, got {len(args)}"
+                raise InvalidRealtimeEventError(name, reason, _FRAMEWORK) from None
+            try:
+                events = convert(*args)
+            except (TypeError, ValueError) as error:
+                # The test's emit gets a structured error; the conversion's own error stays
+                # attached as the cause, so no detail is lost.
+                raise InvalidRealtimeEventError(name, _reason(error), _FRAMEWORK) from error
+            self._enqueue(events)
 
         return listener
 
@@ -481,12 +498,10 @@ class _TransportRealtimeModel(RealtimeModel):
                 )
 
     def _audio_event(self, payload: Any) -> list[RealtimeModelEvent]:
-        fields = _fields("audio", payload, "data", "response_id", "item_id", "content_index")
+        fields = _fields(payload, "data", "response_id", "item_id", "content_index")
         data = fields["data"]
         if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise TypeError(
-                f"The emitted 'audio' event's data must be bytes, got {type(data).__name__}."
-            )
+            raise TypeError(f"its data must be bytes, got {type(data).__name__}")
         self._audio_item = (fields["item_id"], fields["content_index"])
         return [
             RealtimeModelAudioEvent(
@@ -497,25 +512,25 @@ class _TransportRealtimeModel(RealtimeModel):
             )
         ]
 
-    def _audio_item_of(self, name: str, payload: Any) -> tuple[str, int]:
+    def _audio_item_of(self, payload: Any) -> tuple[str, int]:
         if payload is None:
             return self._audio_item
-        fields = _fields(name, payload, "item_id", "content_index")
+        fields = _fields(payload, "item_id", "content_index")
         return fields["item_id"], fields["content_index"]
 
     def _audio_interrupted_event(self, payload: Any = None) -> list[RealtimeModelEvent]:
-        item_id, content_index = self._audio_item_of("audio_interrupted", payload)
+        item_id, content_index = self._audio_item_of(payload)
         return [RealtimeModelAudioInterruptedEvent(item_id=item_id, content_index=content_index)]
 
     def _audio_done_event(self, payload: Any = None) -> list[RealtimeModelEvent]:
-        item_id, content_index = self._audio_item_of("audio_done", payload)
+        item_id, content_index = self._audio_item_of(payload)
         return [RealtimeModelAudioDoneEvent(item_id=item_id, content_index=content_index)]
 
     def _connection_events(self, status: Any) -> list[RealtimeModelEvent]:
         if status not in get_args(RealtimeConnectionStatus):
             raise ValueError(
-                f"The emitted 'connection_change' status must be one of "
-                f"{', '.join(map(repr, get_args(RealtimeConnectionStatus)))}; got {status!r}."
+                f"the status must be one of "
+                f"{', '.join(map(repr, get_args(RealtimeConnectionStatus)))}; got {status!r}"
             )
         if status == "disconnected" and not self._own_lifecycle:
             self._end_of_stream_pending = True
@@ -523,6 +538,17 @@ class _TransportRealtimeModel(RealtimeModel):
 
 
 # -- conversions -------------------------------------------------------------------------
+
+
+def _reason(error: TypeError | ValueError) -> str:
+    """Say in one line why a payload could not be converted."""
+    if isinstance(error, ValidationError):
+        # The SDK's model names each bad field; three are enough to fix the payload.
+        return "; ".join(
+            f"{'.'.join(map(str, problem['loc'])) or 'payload'}: {problem['msg']}"
+            for problem in error.errors()[:3]
+        )
+    return str(error)
 
 
 def _tool_call_item(tool_call: RealtimeModelToolCallEvent) -> dict[str, Any]:
@@ -545,20 +571,17 @@ def _raw_event(event: object) -> dict[str, Any]:
     return {"type": type(event).__name__, **fields}
 
 
-def _fields(name: str, payload: Any, *required: str) -> dict[str, Any]:
-    """Return ``payload`` as a dict, or raise naming the keys the ``name`` event lacks."""
+def _fields(payload: Any, *required: str) -> dict[str, Any]:
+    """Return ``payload`` as a dict, or raise naming the ``required`` keys it lacks."""
     if not isinstance(payload, Mapping):
         raise TypeError(
-            f"The emitted {name!r} event needs a mapping with {', '.join(required)}; got "
-            f"{type(payload).__name__}."
+            f"its payload must be a mapping with {', '.join(required)}; got "
+            f"{type(payload).__name__}"
         )
     fields = dict(cast("Mapping[str, Any]", payload))
     missing = [key for key in required if key not in fields]
     if missing:
-        raise ValueError(
-            f"The emitted {name!r} event is missing {', '.join(map(repr, missing))}; "
-            "openai-agents needs it."
-        )
+        raise ValueError(f"its payload is missing {', '.join(map(repr, missing))}")
     return fields
 
 
@@ -580,7 +603,7 @@ def _get(value: Any, key: str) -> Any:
 
 
 def _function_call_event(payload: Any) -> list[RealtimeModelEvent]:
-    fields = _fields("function_call", payload, "name", "call_id", "arguments")
+    fields = _fields(payload, "name", "call_id", "arguments")
     arguments = fields["arguments"]
     if not isinstance(arguments, str):
         # As items.function_call() encodes them, so both spellings reach the tool alike.
@@ -604,7 +627,7 @@ def _realtime_item(payload: Any) -> RealtimeItem:
         payload, (SystemMessageItem, UserMessageItem, AssistantMessageItem, RealtimeToolCallItem)
     ):
         return payload
-    fields = _fields("item_update", payload, "item_id", "type")
+    fields = _fields(payload, "item_id", "type")
     item_class: type[BaseModel]
     if fields["type"] == "function_call":
         item_class = RealtimeToolCallItem
@@ -616,8 +639,8 @@ def _realtime_item(payload: Any) -> RealtimeItem:
         }
         if fields.get("role") not in classes:
             raise ValueError(
-                "The emitted 'item_update' message needs a role of 'system', 'user' or "
-                f"'assistant'; got {fields.get('role')!r}."
+                "a message item needs a role of 'system', 'user' or 'assistant'; got "
+                f"{fields.get('role')!r}"
             )
         item_class = classes[fields["role"]]
         fields["content"] = [
@@ -626,8 +649,8 @@ def _realtime_item(payload: Any) -> RealtimeItem:
         ]
     else:
         raise ValueError(
-            f"The emitted 'item_update' item has type {fields['type']!r}; openai-agents "
-            "realtime history holds 'message' and 'function_call' items only."
+            f"the item has type {fields['type']!r}; openai-agents realtime history holds "
+            "'message' and 'function_call' items only"
         )
     declared = {key: value for key, value in fields.items() if key in item_class.model_fields}
     return cast(RealtimeItem, item_class.model_validate(declared))
@@ -651,15 +674,11 @@ def _item_updated_event(payload: Any) -> list[RealtimeModelEvent]:
 
 
 def _item_deleted_event(payload: Any) -> list[RealtimeModelEvent]:
-    return [
-        RealtimeModelItemDeletedEvent(
-            item_id=_fields("item_deleted", payload, "item_id")["item_id"]
-        )
-    ]
+    return [RealtimeModelItemDeletedEvent(item_id=_fields(payload, "item_id")["item_id"])]
 
 
 def _transcript_delta_event(payload: Any) -> list[RealtimeModelEvent]:
-    fields = _fields("audio_transcript_delta", payload, "item_id", "delta", "response_id")
+    fields = _fields(payload, "item_id", "delta", "response_id")
     return [
         RealtimeModelTranscriptDeltaEvent(
             item_id=fields["item_id"], delta=fields["delta"], response_id=fields["response_id"]
@@ -690,7 +709,7 @@ def _sdk_usage(usage: Any) -> Usage:
     if dataclasses.is_dataclass(usage) and not isinstance(usage, type):
         usage = dataclasses.asdict(usage)  # the core's items.Usage
     if not isinstance(usage, Mapping):
-        raise TypeError(f"A realtime usage must be a mapping, got {type(usage).__name__}.")
+        raise TypeError(f"a realtime usage must be a mapping, got {type(usage).__name__}")
     fields = cast("Mapping[str, Any]", usage)
     input_tokens = fields.get("input_tokens") or 0
     output_tokens = fields.get("output_tokens") or 0
@@ -717,7 +736,11 @@ def _summed(details: Any) -> dict[str, int]:
     """Sum a details mapping, or a list of them (the core's shape), key by key."""
     entries: Iterable[Any] = [details] if isinstance(details, Mapping) else details or ()
     summed: dict[str, int] = {}
-    for entry in entries:
+    for entry in entries if isinstance(entries, (list, tuple)) else [entries]:
+        if not isinstance(entry, Mapping):
+            raise TypeError(
+                f"token details must be a mapping or a list of them, got {type(entry).__name__}"
+            )
         for key, value in cast("Mapping[str, Any]", entry).items():
             if isinstance(value, int):
                 summed[key] = summed.get(key, 0) + value
@@ -736,7 +759,6 @@ def _error_event(payload: Any) -> list[RealtimeModelEvent]:
 def _model_event(event: Any) -> list[RealtimeModelEvent]:
     if not isinstance(event, get_args(RealtimeModelEvent)):
         raise TypeError(
-            "The emitted 'model_event' event must be an agents.realtime RealtimeModelEvent, "
-            f"got {type(event).__name__}."
+            f"it must be an agents.realtime RealtimeModelEvent, got {type(event).__name__}"
         )
     return [cast(RealtimeModelEvent, event)]

@@ -221,7 +221,7 @@ class ScriptedChatModel(BaseChatModel):
             return _chat_result(response, call_index)
         except InvalidScriptedModelOutputError as error:
             # LangGraph may catch it: assert_complete() must still report the broken script.
-            raise self.scripted_model._violation(error) from None  # pyright: ignore[reportPrivateUsage]
+            raise self.scripted_model.record_violation(error) from None
 
     def _stream(
         self,
@@ -482,16 +482,7 @@ def _chat_result(response: ModelResponse, call_index: int) -> ChatResult:
     invalid: list[InvalidToolCall] = []
     for index, entry in enumerate(response.output):
         if not isinstance(entry, Mapping):
-            # Other item types have no AIMessage counterpart and are left out, but an object
-            # dropped silently would hide a script written for another framework.
-            raise InvalidScriptedModelOutputError(
-                call_index,
-                index,
-                type(entry).__name__,
-                "the LangChain adapter reads normalized items (mappings) only; script "
-                "assistant_message() or function_call() items.",
-                "LangChain",
-            )
+            raise _object_item(entry, call_index, index)
         item = cast("Mapping[str, Any]", entry)
         if _is_assistant_message(item):
             texts.extend(_output_texts(item))
@@ -524,6 +515,19 @@ def _chat_result(response: ModelResponse, call_index: int) -> ChatResult:
         fields["response_metadata"] = metadata
     message = AIMessage(content="".join(texts), **fields)
     return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def _object_item(entry: object, call_index: int, index: int) -> InvalidScriptedModelOutputError:
+    # Other item types have no AIMessage counterpart and are left out, but an object dropped
+    # silently would hide a script written for another framework.
+    return InvalidScriptedModelOutputError(
+        call_index,
+        index,
+        type(entry).__name__,
+        "the LangChain adapter reads normalized items (mappings) only; script "
+        "assistant_message() or function_call() items.",
+        "LangChain",
+    )
 
 
 def _parsed_arguments(arguments: str) -> tuple[dict[str, Any] | None, str | None]:
@@ -630,6 +634,9 @@ class _ChunkTranslator:
         self._position += 1
         try:
             return list(self._translate(event))
+        except InvalidScriptedModelOutputError as error:
+            # LangGraph may catch it: assert_complete() must still report the broken script.
+            raise self._model.record_violation(error) from None
         except (KeyError, TypeError) as error:
             problem = str(error) if isinstance(error, TypeError) else f"it has no {error} key."
             invalid = InvalidScriptedModelStepError(
@@ -638,7 +645,7 @@ class _ChunkTranslator:
                 detail=f"stream event #{position + 1} (event_index={position}): {problem}",
             )
             # LangGraph may catch it: assert_complete() must still report the broken script.
-            raise self._model._violation(invalid) from error  # pyright: ignore[reportPrivateUsage]
+            raise self._model.record_violation(invalid) from error
 
     def _translate(self, event: Any) -> Iterator[ChatGenerationChunk]:
         fields: Mapping[str, Any] = event if isinstance(event, Mapping) else {}  # pyright: ignore[reportUnknownVariableType]
@@ -682,6 +689,11 @@ class _ChunkTranslator:
         # response_done fills in only what the stream did not carry already: text deltas
         # (or raw chunks) are the text, and raw tool-call chunks are the tool calls.
         output = list(_mappings(response.get("output")))
+        listed: object = response.get("output")
+        entries = cast("list[object]", listed) if isinstance(listed, list) else []
+        for index, entry in enumerate(entries):
+            if not isinstance(entry, Mapping):
+                raise _object_item(entry, self._call_index, index)  # as a plain call does
         if not self._sent_text:
             text = "".join(
                 part

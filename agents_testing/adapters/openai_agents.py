@@ -17,40 +17,50 @@ translate between the SDK's types and the normalized ones. Importing this module
 ``openai-agents`` installed raises ``ImportError`` naming the extra to install.
 """
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from ._openai_agents_model import openai_agents_model as openai_agents_model
-from ._openai_agents_route import OpenAIAgentsModelRoute as OpenAIAgentsModelRoute
-from ._openai_agents_route import route_openai_agents_models as route_openai_agents_models
-from ._openai_agents_sandbox import (
-    OPENAI_AGENTS_SANDBOX_INTERFACE as OPENAI_AGENTS_SANDBOX_INTERFACE,
-)
-from ._openai_agents_sandbox import OpenAIAgentsSandboxSession as OpenAIAgentsSandboxSession
-from ._openai_agents_sandbox import openai_agents_sandbox_session as openai_agents_sandbox_session
 
 if TYPE_CHECKING:
     from ._openai_agents_realtime import (
         openai_agents_realtime_model as openai_agents_realtime_model,
     )
     from ._openai_agents_realtime import wait_for_session_event as wait_for_session_event
+    from ._openai_agents_route import OpenAIAgentsModelRoute as OpenAIAgentsModelRoute
+    from ._openai_agents_route import route_openai_agents_models as route_openai_agents_models
+    from ._openai_agents_sandbox import (
+        OPENAI_AGENTS_SANDBOX_INTERFACE as OPENAI_AGENTS_SANDBOX_INTERFACE,
+    )
+    from ._openai_agents_sandbox import OpenAIAgentsSandboxSession as OpenAIAgentsSandboxSession
+    from ._openai_agents_sandbox import (
+        openai_agents_sandbox_session as openai_agents_sandbox_session,
+    )
 
-# The SDK's realtime package costs about a tenth of the whole import and most tests never
-# touch it: its names load on first use.
-_REALTIME_NAMES = frozenset({"openai_agents_realtime_model", "wait_for_session_event"})
+# Each part beyond the model adapter loads on first use of one of its names: most tests use
+# one part, and the realtime one alone costs about a tenth of the SDK's import.
+_LAZY_MODULES: dict[str, str] = {
+    "openai_agents_realtime_model": "_openai_agents_realtime",
+    "wait_for_session_event": "_openai_agents_realtime",
+    "OpenAIAgentsModelRoute": "_openai_agents_route",
+    "route_openai_agents_models": "_openai_agents_route",
+    "OPENAI_AGENTS_SANDBOX_INTERFACE": "_openai_agents_sandbox",
+    "OpenAIAgentsSandboxSession": "_openai_agents_sandbox",
+    "openai_agents_sandbox_session": "_openai_agents_sandbox",
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _REALTIME_NAMES:
-        from . import _openai_agents_realtime
-
-        value = getattr(_openai_agents_realtime, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module_name = _LAZY_MODULES.get(name)
+    if module_name is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module_name}", __package__), name)
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _REALTIME_NAMES)
+    return sorted(set(globals()) | set(_LAZY_MODULES))
 
 
 __all__ = [

@@ -142,7 +142,7 @@ class ScriptedPydanticAIModel(Model):
             return _pydantic_response(response, call_index)
         except InvalidScriptedModelOutputError as error:
             # pydantic-ai may retry or wrap it: assert_complete() must still report it.
-            raise self.scripted_model._violation(error) from None  # pyright: ignore[reportPrivateUsage]
+            raise self.scripted_model.record_violation(error) from None
 
     @asynccontextmanager
     async def request_stream(
@@ -379,6 +379,10 @@ def _provider_details(provider_data: Any) -> dict[str, Any] | None:
     return None
 
 
+def _item_id(item: Any) -> Any:
+    return _mapping(item).get("id") if isinstance(item, Mapping) else None
+
+
 def _kind(item: Any) -> Any:
     return _mapping(item).get("type") if isinstance(item, Mapping) else None
 
@@ -414,7 +418,7 @@ class _ScriptedStreamedResponse(StreamedResponse):
         async for event in self._source:
             try:
                 translated = list(self._translate(event, position))
-            except InvalidScriptedModelStepError as error:
+            except (InvalidScriptedModelStepError, InvalidScriptedModelOutputError) as error:
                 raise self._recorded(error) from None
             except (KeyError, TypeError) as error:
                 problem = f"it cannot be read ({type(error).__name__}: {error})"
@@ -423,11 +427,13 @@ class _ScriptedStreamedResponse(StreamedResponse):
                 yield pydantic_event
             position += 1
 
-    def _recorded(self, error: InvalidScriptedModelStepError) -> InvalidScriptedModelStepError:
+    def _recorded(
+        self, error: InvalidScriptedModelStepError | InvalidScriptedModelOutputError
+    ) -> InvalidScriptedModelStepError | InvalidScriptedModelOutputError:
         # pydantic-ai may wrap it: assert_complete() must still report the broken script.
         if self._model is None:
             return error
-        return self._model._violation(error)  # pyright: ignore[reportPrivateUsage]
+        return self._model.record_violation(error)
 
     def _invalid(self, position: int, problem: str) -> InvalidScriptedModelStepError:
         return InvalidScriptedModelStepError(
@@ -445,7 +451,7 @@ class _ScriptedStreamedResponse(StreamedResponse):
             self._sent_text = True
             yield from self._text(payload.get("item_id"), str(payload["delta"]))
         elif kind == "response_done":
-            yield from self._done(_mapping(payload["response"]))
+            yield from self._done(_mapping(payload["response"]), position)
         elif kind == "model":
             yield from self._raw(payload["event"], position)
         else:
@@ -468,28 +474,30 @@ class _ScriptedStreamedResponse(StreamedResponse):
         else:
             yield cast("ModelResponseStreamEvent", result)
 
-    def _tool_call(self, call: Mapping[str, Any]) -> ModelResponseStreamEvent:
-        return self._parts_manager.handle_tool_call_part(
-            vendor_part_id=None,
-            tool_name=str(call["name"]),
-            args=_arguments(call),
-            tool_call_id=str(call["call_id"]),
-        )
-
-    def _done(self, response: Mapping[str, Any]) -> Iterator[ModelResponseStreamEvent]:
+    def _done(
+        self, response: Mapping[str, Any], position: int
+    ) -> Iterator[ModelResponseStreamEvent]:
+        output = response.get("output")
+        items: list[Any] = output if isinstance(output, list) else []  # pyright: ignore[reportUnknownVariableType]
+        # The parts a plain call of this response would get: an item without one is refused
+        # with the same error, and pydantic-ai's own parts are not dropped.
+        parts = [
+            (item, part)
+            for index, item in enumerate(items)
+            for part in _response_parts(item, self._call_index, index)
+        ]
         # response_done fills in only what the stream did not carry already: text deltas (or
         # raw text parts) are the text, and raw tool-call parts are the tool calls.
-        output = list(_mappings(response.get("output")))
-        if not self._sent_text:
-            for item in output:
-                if item.get("type") == "message" and item.get("role") == "assistant":
-                    self._sent_text = True
-                    yield from self._text(item.get("id"), _message_text(item))
-        if not self._sent_tool_calls:
-            for item in output:
-                if item.get("type") == "function_call":
-                    self._sent_tool_calls = True
-                    yield self._tool_call(item)
+        text_streamed, calls_streamed = self._sent_text, self._sent_tool_calls
+        for item, part in parts:
+            if isinstance(part, TextPart) and not text_streamed:
+                self._sent_text = True
+                # The message id keeps two scripted messages two text parts.
+                yield from self._text(_item_id(item), part.content)
+        for _, part in parts:
+            if isinstance(part, TextPart) or (isinstance(part, ToolCallPart) and calls_streamed):
+                continue
+            yield from self._raw(part, position)
         usage: Mapping[str, Any] = response.get("usage") or {}
         self._usage = _request_usage(
             usage.get("input_tokens"),

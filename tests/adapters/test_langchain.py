@@ -639,6 +639,36 @@ async def test_an_output_object_that_is_not_an_item_is_a_structured_error() -> N
         model.assert_complete()
 
 
+async def test_a_streamed_output_object_that_is_not_an_item_is_refused_as_a_plain_call_is() -> None:
+    output = [assistant_message(ANSWER), AIMessage(content="not an output item")]
+    done = {"type": "response_done", "response": {"id": "resp_1", "usage": {}, "output": output}}
+    # Once from a plain response step (automatic stream), once from a scripted response_done.
+    model = ScriptedModel([output, model_stream([done])])
+    chat = langchain_chat_model(model)
+
+    for call_index in (0, 1):
+        with pytest.raises(InvalidScriptedModelOutputError) as raised:
+            [chunk async for chunk in chat.astream("hi")]
+
+        error = raised.value
+        assert (error.call_index, error.output_index, error.item_type, error.framework) == (
+            call_index,
+            1,
+            "AIMessage",
+            "LangChain",
+        )
+        assert str(error).startswith(
+            f"ScriptedModel call #{call_index + 1} (call_index={call_index}) output item #2 "
+            "(output_index=1) of type 'AIMessage' is not valid for LangChain: the LangChain "
+            "adapter reads normalized items (mappings) only"
+        )
+        assert "Fix the item in the script" in str(error)
+    # Recorded, so LangGraph catching it cannot hide the broken script.
+    with pytest.raises(InvalidScriptedModelOutputError) as again:
+        model.assert_complete()
+    assert (again.value.call_index, again.value.output_index) == (0, 1)
+
+
 # -- the chat model object --------------------------------------------------------------
 
 

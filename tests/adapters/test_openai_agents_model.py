@@ -1312,6 +1312,35 @@ def test_the_sdk_realtime_package_loads_only_when_a_realtime_name_is_used() -> N
     ]
 
 
+def test_the_sandbox_and_route_parts_load_only_when_one_of_their_names_is_used() -> None:
+    script = (
+        "import sys\n"
+        "import agents_testing.adapters.openai_agents as adapter\n"
+        "parts = ['agents_testing.adapters._openai_agents_sandbox',\n"
+        "         'agents_testing.adapters._openai_agents_route', 'agents_testing.sandbox']\n"
+        "print([part in sys.modules for part in parts])\n"
+        "from agents_testing.adapters.openai_agents import openai_agents_sandbox_session\n"
+        "from agents_testing.adapters._openai_agents_sandbox import (\n"
+        "    openai_agents_sandbox_session as real,\n"
+        ")\n"
+        "print([part in sys.modules for part in parts], openai_agents_sandbox_session is real)\n"
+        "route = adapter.route_openai_agents_models\n"
+        "print([part in sys.modules for part in parts], route.__module__)\n"
+        "print(all(name in dir(adapter) for name in adapter.__all__))\n"
+    )
+
+    completed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+
+    assert completed.stdout.splitlines() == [
+        "[False, False, False]",
+        "[True, False, True] True",
+        "[True, True, True] agents_testing.adapters._openai_agents_route",
+        "True",
+    ]
+
+
 # -- optional steps: a model call that may or may not happen ---------------------------------
 
 

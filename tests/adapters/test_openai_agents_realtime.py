@@ -46,8 +46,10 @@ from agents.realtime import (
 )
 from agents.realtime.items import AssistantAudio, InputImage
 from agents.usage import Usage
+from pydantic import ValidationError
 
 from agents_testing import (
+    InvalidRealtimeEventError,
     RealtimeScenarioContext,
     ScriptedRealtimeTransport,
     SendFunctionCallOutputCall,
@@ -682,32 +684,74 @@ async def test_normalized_items_become_the_sdk_items() -> None:
 
 
 @pytest.mark.parametrize(
-    ("event", "args", "error"),
+    ("event", "args", "reason"),
     [
-        ("audio", ({"data": b"\x01", "response_id": "r", "item_id": "a"},), ValueError),
+        ("audio", ({"data": b"\x01", "response_id": "r", "item_id": "a"},),
+         "its payload is missing 'content_index'"),
         ("audio", ({"data": "AQ==", "response_id": "r", "item_id": "a", "content_index": 0},),
-         TypeError),
-        ("function_call", ({"name": "lookup_order", "arguments": "{}"},), ValueError),
-        ("function_call", ("lookup_order",), TypeError),
-        ("item_update", ({"item_id": "m", "type": "mcp_call"},), ValueError),
-        ("item_update", ({"item_id": "m", "type": "message", "role": "tool"},), ValueError),
-        ("item_update", ({"item_id": "f", "type": "function_call", "status": "incomplete"},),
-         ValueError),
-        ("connection_change", ("disconnecting",), ValueError),
-        ("model_event", ({"type": "audio"},), TypeError),
+         "its data must be bytes, got str"),
+        ("function_call", ({"name": "lookup_order", "arguments": "{}"},),
+         "its payload is missing 'call_id'"),
+        ("function_call", ("lookup_order",),
+         "its payload must be a mapping with name, call_id, arguments; got str"),
+        ("item_update", ({"item_id": "m", "type": "mcp_call"},),
+         "the item has type 'mcp_call'; openai-agents realtime history holds 'message' and "
+         "'function_call' items only"),
+        ("item_update", ({"item_id": "m", "type": "message", "role": "tool"},),
+         "a message item needs a role of 'system', 'user' or 'assistant'; got 'tool'"),
+        ("connection_change", ("disconnecting",),
+         "the status must be one of 'connecting', 'connected', 'disconnected'; got "
+         "'disconnecting'"),
+        ("model_event", ({"type": "audio"},),
+         "it must be an agents.realtime RealtimeModelEvent, got dict"),
+        ("usage_update", ("many",), "a realtime usage must be a mapping, got str"),
+        ("usage_update", ({"input_tokens": 1, "input_tokens_details": [3]},),
+         "token details must be a mapping or a list of them, got int"),
+        ("audio", (), "it takes one payload argument, got 0"),
+        ("turn_started", ({}, {}), "it takes one payload argument, got 2"),
     ],
 )  # fmt: skip
-async def test_a_malformed_event_raises_from_emit_and_delivers_nothing(
-    event: str, args: tuple[Any, ...], error: type[Exception]
+async def test_a_malformed_event_raises_a_structured_error_from_emit_and_delivers_nothing(
+    event: str, args: tuple[Any, ...], reason: str
 ) -> None:
     transport = ScriptedRealtimeTransport()
     model, listener = await connected_model(transport)
 
-    with pytest.raises(error):
+    with pytest.raises(InvalidRealtimeEventError) as raised:
         transport.emit(event, *args)
 
+    error = raised.value
+    assert (error.event_type, error.reason, error.framework) == (event, reason, "openai-agents")
+    assert str(error) == (
+        f"Emitted realtime event {event!r} is not valid for openai-agents: {reason}. Fix the "
+        f"payload passed to emit({event!r}, ...): give it the fields openai-agents needs for "
+        "this event (docs/realtime.md lists them), or emit the framework's own event as "
+        "'model_event'."
+    )
+    # Code written against the bare errors the adapter raised before still catches it.
+    assert isinstance(error, TypeError)
+    assert isinstance(error, ValueError)
     transport.emit("turn_started")
     assert await listener.wait_for(1) == [RealtimeModelTurnStartedEvent()]
+    await model.close()
+
+
+async def test_a_payload_the_sdk_refuses_keeps_the_sdk_error_as_its_cause() -> None:
+    transport = ScriptedRealtimeTransport()
+    model, _ = await connected_model(transport)
+
+    item = {"item_id": "f", "type": "function_call", "status": "incomplete", "call_id": "c",
+            "name": "lookup_order", "arguments": "{}"}  # fmt: skip
+
+    with pytest.raises(InvalidRealtimeEventError) as raised:
+        transport.emit("item_update", item)
+
+    # The reason names the field as the SDK's model does (its wording is pydantic's).
+    assert raised.value.reason.startswith("status: ")
+    assert str(raised.value).startswith(
+        "Emitted realtime event 'item_update' is not valid for openai-agents: status: "
+    )
+    assert isinstance(raised.value.__cause__, ValidationError)
     await model.close()
 
 

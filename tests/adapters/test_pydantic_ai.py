@@ -457,6 +457,65 @@ async def test_model_event_adds_a_pydantic_ai_part() -> None:
     assert responses(streamed.all_messages())[0].parts == [thinking, TextPart(content=ANSWER)]
 
 
+async def test_streamed_output_item_without_a_part_fails_as_a_plain_call_does() -> None:
+    # Once from a plain response step (automatic stream), once from a scripted response_done.
+    output = [assistant_message(ANSWER), {"type": "reasoning", "summary": []}]
+    model = ScriptedModel(
+        [
+            output,
+            model_stream([{"type": "response_done", "response": done_payload(output)}]),
+        ]
+    )
+
+    for call_index in (0, 1):
+        with pytest.raises(InvalidScriptedModelOutputError) as raised:
+            async with weather_agent(model).run_stream(PROMPT) as streamed:
+                await streamed.get_output()
+
+        error = raised.value
+        assert (error.call_index, error.output_index, error.item_type, error.framework) == (
+            call_index,
+            1,
+            "reasoning",
+            "pydantic-ai",
+        )
+        assert error.reason.startswith("pydantic-ai has no response part for it")
+        assert str(error).startswith(
+            f"ScriptedModel call #{call_index + 1} (call_index={call_index}) output item #2 "
+            "(output_index=1) of type 'reasoning' is not valid for pydantic-ai: "
+        )
+        assert "Fix the item in the script" in str(error)
+    # Recorded, so a framework that swallowed it cannot hide the broken script.
+    with pytest.raises(InvalidScriptedModelOutputError) as again:
+        model.assert_complete()
+    assert (again.value.call_index, again.value.output_index) == (0, 1)
+
+
+async def test_streamed_function_call_without_a_name_fails_as_a_plain_call_does() -> None:
+    model = ScriptedModel([[{"type": "function_call", "call_id": "c", "arguments": "{}"}]])
+
+    with pytest.raises(InvalidScriptedModelOutputError) as raised:
+        async with weather_agent(model).run_stream(PROMPT) as streamed:
+            await streamed.get_output()
+
+    assert (raised.value.output_index, raised.value.reason) == (
+        0,
+        'a function_call needs a string "name".',
+    )
+
+
+async def test_pydantic_ai_parts_scripted_as_output_items_are_streamed() -> None:
+    thinking = ThinkingPart(content="Check the tool first.")
+    model = ScriptedModel([[thinking, assistant_message(ANSWER)]])
+
+    async with weather_agent(model).run_stream(PROMPT) as streamed:
+        assert await streamed.get_output() == ANSWER
+
+    # The text was streamed before response_done, so the other parts follow it.
+    assert responses(streamed.all_messages())[0].parts == [TextPart(content=ANSWER), thinking]
+    model.assert_complete()
+
+
 async def test_leaving_a_stream_early_closes_the_scripted_source() -> None:
     closed: list[bool] = []
 

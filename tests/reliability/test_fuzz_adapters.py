@@ -6,6 +6,7 @@ Each adapter needs its framework; without it the adapter's import raises
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 from typing import Any
 
@@ -46,3 +47,72 @@ def test_adapter_entry_points_refuse_bad_input_by_name(name: str) -> None:
         check(outcome(lambda: adapter(value)), ADAPTERS[name][1])
 
     refuses_by_name()
+
+
+REALTIME_EVENTS = [
+    "function_call",
+    "item_update",
+    "item_deleted",
+    "audio",
+    "audio_interrupted",
+    "audio_done",
+    "audio_transcript_delta",
+    "turn_started",
+    "turn_done",
+    "usage_update",
+    "error",
+    "connection_change",
+    "model_event",
+]
+
+
+# The keys the conversions read, so payloads get past the first missing-key check.
+PAYLOAD_KEYS = [
+    "type", "role", "content", "item_id", "content_index", "response_id", "data", "name",
+    "call_id", "arguments", "delta", "response", "usage", "id", "status", "error",
+    "input_tokens", "output_tokens", "total_tokens", "requests", "input_tokens_details",
+    "provider_data", "text", "image",
+]  # fmt: skip
+payloads = st.dictionaries(
+    st.sampled_from(PAYLOAD_KEYS),
+    st.one_of(
+        junk,
+        st.sampled_from(["message", "function_call", "user", "assistant", "system"]),
+        st.lists(st.dictionaries(st.sampled_from(PAYLOAD_KEYS), junk, max_size=3), max_size=2),
+        st.dictionaries(st.sampled_from(PAYLOAD_KEYS), junk, max_size=3),
+    ),
+    max_size=8,
+)
+
+
+@pytest.mark.parametrize("event", REALTIME_EVENTS)
+def test_a_malformed_emitted_event_is_a_structured_refusal(event: str) -> None:
+    adapter = entry_point("openai_agents_realtime_model")
+    from agents_testing import InvalidRealtimeEventError, ScriptedRealtimeTransport
+
+    async def emit(args: list[Any]) -> BaseException | None:
+        transport = ScriptedRealtimeTransport()
+        model = adapter(transport)
+        await model.connect({})
+        try:
+            transport.emit(event, *args)
+        except BaseException as error:  # the property judges every exception
+            return error
+        finally:
+            await model.close()
+        return None
+
+    loop = asyncio.new_event_loop()  # one loop for every example: a new one each is slow
+
+    @given(args=st.lists(st.one_of(junk, payloads), max_size=2))
+    def refuses_with_a_structured_error(args: list[Any]) -> None:
+        error = loop.run_until_complete(emit(args))
+        # Whatever the payload, emit delivers it or says what is wrong with it.
+        assert error is None or isinstance(error, InvalidRealtimeEventError), (
+            f"{type(error).__name__}: {error}"
+        )
+
+    try:
+        refuses_with_a_structured_error()
+    finally:
+        loop.close()
