@@ -40,7 +40,7 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from itertools import repeat
 from types import TracebackType
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from ._requirements import framework_import_error
 
@@ -66,9 +66,8 @@ try:
     from langchain_core.messages.tool import invalid_tool_call, tool_call, tool_call_chunk
     from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
     from langchain_core.runnables import Runnable
-    from langchain_core.tools import BaseTool
     from langchain_core.utils.function_calling import convert_to_openai_tool
-    from pydantic import PrivateAttr
+    from pydantic import ConfigDict, PrivateAttr
 except ImportError as _missing:  # the import tests hide the framework to reach this
     raise framework_import_error(
         _missing,
@@ -83,6 +82,11 @@ from .._snapshot import snapshot
 from ..errors import InvalidScriptedModelOutputError, InvalidScriptedModelStepError
 from ..items import ModelRequest, ModelResponse, assistant_message, function_call
 from ..model import ScriptedModel
+
+if TYPE_CHECKING:
+    # Only an annotation here: langchain_core.tools' base module is not otherwise loaded
+    # with the chat model classes, and importing it is most of what this module added.
+    from langchain_core.tools import BaseTool
 
 __all__ = ["ScriptedChatModel", "langchain_chat_model"]
 
@@ -109,6 +113,10 @@ class ScriptedChatModel(BaseChatModel):
     non-streamed calls of the core model; ``stream``/``astream`` (and runs that stream
     tokens, such as LangGraph's ``stream_mode="messages"``) are streamed calls.
     """
+
+    # Build the validation schema on first use rather than at import: most of the module's
+    # import cost, paid by every test module that imports the adapter.
+    model_config = ConfigDict(defer_build=True)
 
     scripted_model: ScriptedModel
     """The core double every call records into and takes its step from."""
