@@ -51,17 +51,18 @@ def _copy(value: Any, memo: dict[int, Any]) -> Any:
     found = memo.get(key, memo)
     if found is not memo:
         return found
-    # Atomic values are the common case inside items: test them inline instead of recursing.
+    # Values that are not containers (atoms, and objects kept by identity, such as the
+    # messages a framework sends) are the common case: test them inline instead of recursing.
     if kind is dict:
         new_dict: dict[Any, Any] = {}
         memo[key] = new_dict
         for k, v in value.items():
-            new_dict[k] = v if type(v) in _ATOMIC else _copy(v, memo)
+            new_dict[k] = v if type(v) not in _CONTAINERS else _copy(v, memo)
         return new_dict
     if kind is list:
         new_list: list[Any] = []
         memo[key] = new_list
-        new_list.extend([v if type(v) in _ATOMIC else _copy(v, memo) for v in value])
+        new_list.extend([v if type(v) not in _CONTAINERS else _copy(v, memo) for v in value])
         return new_list
     if kind is tuple:
         items = [_copy(item, memo) for item in value]

@@ -70,6 +70,7 @@ def langgraph_row(repeats: int, turns: int) -> Row:
     from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
     from langchain_core.messages import AIMessage
     from langchain_core.tools import tool
+    from langchain_core.utils.function_calling import convert_to_openai_tool
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # create_react_agent is deprecated in favor of langchain's
@@ -83,10 +84,14 @@ def langgraph_row(repeats: int, turns: int) -> Row:
         return f"found {q}"
 
     class FakeToolChatModel(GenericFakeChatModel):
-        """The framework's fake chat model, made to accept bind_tools as ReAct needs."""
+        """The framework's fake chat model, binding tools as ReAct needs.
+
+        It binds them the way chat models do (LangGraph's own tool-calling test model too):
+        as OpenAI-format schemas on a ``RunnableBinding``, so both sides run the same graph.
+        """
 
         def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
-            return self
+            return self.bind(tools=[convert_to_openai_tool(tool) for tool in tools], **kwargs)
 
     def fake_model() -> Any:
         replies = [
@@ -110,7 +115,7 @@ def langgraph_row(repeats: int, turns: int) -> Row:
     return compare(
         GROUP,
         f"LangGraph ReAct agent, {turns}-turn tool run (per run)",
-        "same graph on a GenericFakeChatModel subclass with bind_tools",
+        "same graph on a GenericFakeChatModel subclass that binds tools",
         lambda: run(langchain_chat_model(ScriptedModel(script(turns)))),
         lambda: run(fake_model()),
         repeats=repeats,

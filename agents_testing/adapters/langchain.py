@@ -31,12 +31,16 @@ argument string) and a last chunk with usage and ids.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import json
+import marshal
+import operator
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from itertools import repeat
 from types import TracebackType
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from ._requirements import framework_import_error
 
@@ -62,8 +66,8 @@ try:
     from langchain_core.messages.tool import invalid_tool_call, tool_call, tool_call_chunk
     from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
     from langchain_core.runnables import Runnable
-    from langchain_core.tools import BaseTool
     from langchain_core.utils.function_calling import convert_to_openai_tool
+    from pydantic import ConfigDict, PrivateAttr
 except ImportError as _missing:  # the import tests hide the framework to reach this
     raise framework_import_error(
         _missing,
@@ -73,9 +77,16 @@ except ImportError as _missing:  # the import tests hide the framework to reach 
     ) from _missing
 
 from .._closing import close_source, in_flight
+from .._records import stored_value
+from .._snapshot import snapshot
 from ..errors import InvalidScriptedModelOutputError, InvalidScriptedModelStepError
 from ..items import ModelRequest, ModelResponse, assistant_message, function_call
 from ..model import ScriptedModel
+
+if TYPE_CHECKING:
+    # Only an annotation here: langchain_core.tools' base module is not otherwise loaded
+    # with the chat model classes, and importing it is most of what this module added.
+    from langchain_core.tools import BaseTool
 
 __all__ = ["ScriptedChatModel", "langchain_chat_model"]
 
@@ -103,8 +114,15 @@ class ScriptedChatModel(BaseChatModel):
     tokens, such as LangGraph's ``stream_mode="messages"``) are streamed calls.
     """
 
+    # Build the validation schema on first use rather than at import: most of the module's
+    # import cost, paid by every test module that imports the adapter.
+    model_config = ConfigDict(defer_build=True)
+
     scripted_model: ScriptedModel
     """The core double every call records into and takes its step from."""
+
+    _history: _Conversion | None = PrivateAttr(default=None)
+    """The last recorded call's conversion, whose unchanged messages the next call reuses."""
 
     @property
     def _llm_type(self) -> str:
@@ -114,6 +132,9 @@ class ScriptedChatModel(BaseChatModel):
         # A copied chat model must keep recording into the core object the test inspects.
         memo = {} if memo is None else memo
         memo[id(self.scripted_model)] = self.scripted_model
+        # The copy starts without history: it would only hold copies of the messages, which
+        # no later call sends again.
+        memo[id(self._history)] = None
         return super().__deepcopy__(memo)
 
     def bind_tools(
@@ -139,9 +160,10 @@ class ScriptedChatModel(BaseChatModel):
         model = self.scripted_model
         # The same halves get_response() runs, minus the event loop: a loop is needed only
         # when a responder returned an awaitable, which is rare and then awaited on our own.
-        request = _model_request(messages, stop, kwargs)
+        request, conversion = self._request(messages, stop, kwargs)
         begin = model._begin_response  # pyright: ignore[reportPrivateUsage]
         index, recorded, result, responded = begin(request)
+        self._remember(conversion, recorded)
         if responded and inspect.isawaitable(result):
             with _SyncRunner() as runner:
                 result = runner.run(_awaited(result))
@@ -156,14 +178,51 @@ class ScriptedChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         """Serve an async non-streamed call."""
-        request = _model_request(messages, stop, kwargs)
-        call_index = self._next_call_index()
-        return self._chat_result(await self.scripted_model.get_response(request), call_index)
+        model = self.scripted_model
+        request, conversion = self._request(messages, stop, kwargs)
+        # What get_response() runs, with the recorded request in hand for _remember().
+        begin = model._begin_response  # pyright: ignore[reportPrivateUsage]
+        index, recorded, result, responded = begin(request)
+        self._remember(conversion, recorded)
+        if responded and inspect.isawaitable(result):
+            result = await result
+        end = model._end_response  # pyright: ignore[reportPrivateUsage]
+        return self._chat_result(end(request, index, recorded, result, responded=responded), index)
 
-    def _next_call_index(self) -> int:
-        # The core takes the step before its first await, so this call's index is the next.
-        last = self.scripted_model.last_call
-        return 0 if last is None else last.index + 1
+    def _request(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: Mapping[str, Any]
+    ) -> tuple[ModelRequest, _Conversion]:
+        """Build the core request, converting only what the last call did not send."""
+        settings = dict(kwargs)
+        tools = list(settings.pop("tools", None) or ())
+        if stop is not None:
+            settings["stop"] = stop
+        conversion = _convert(messages, tools, self._history, self.scripted_model)
+        system = conversion.system
+        request = ModelRequest(
+            input=conversion.items,
+            system_instructions="\n\n".join(system) if system else None,
+            model_settings=settings,
+            tools=conversion.tools,
+            extra={"messages": list(messages)},
+        )
+        return request, conversion
+
+    def _remember(self, conversion: _Conversion, recorded: ModelRequest) -> None:
+        """Keep ``conversion`` for the next call, with what the core recorded for it."""
+        items, tools = recorded.input, recorded.tools
+        if (
+            isinstance(items, list)
+            and len(items) == len(conversion.items)
+            and isinstance(tools, list)
+        ):
+            conversion.recorded = items
+            conversion.recorded_tools = tools
+            self._history = conversion
+
+    def _remember_stream(self, conversion: _Conversion, call_index: int) -> None:
+        read = self.scripted_model._read_call  # pyright: ignore[reportPrivateUsage]
+        self._remember(conversion, stored_value(read(call_index), "request"))
 
     def _chat_result(self, response: ModelResponse, call_index: int) -> ChatResult:
         try:
@@ -180,10 +239,14 @@ class ScriptedChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
         """Serve a sync streamed call, reading the core stream one event at a time."""
-        events = self.scripted_model.stream_response(_model_request(messages, stop, kwargs))
+        request, conversion = self._request(messages, stop, kwargs)
+        events = self.scripted_model.stream_response(request)
+        self._remember_stream(conversion, events.call_index)
         chunks = _ChunkTranslator(self.scripted_model, events.call_index)
         failure: BaseException | None = None
-        with _SyncRunner() as runner:
+        # Only a step that may wait (a scripted source, a responder) needs an event loop.
+        ready = events.step_type in _READY_STEPS
+        with _ReadyRunner() if ready else _SyncRunner() as runner:
             try:
                 while True:
                     try:
@@ -206,7 +269,9 @@ class ScriptedChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         """Serve an async streamed call."""
-        events = self.scripted_model.stream_response(_model_request(messages, stop, kwargs))
+        request, conversion = self._request(messages, stop, kwargs)
+        events = self.scripted_model.stream_response(request)
+        self._remember_stream(conversion, events.call_index)
         chunks = _ChunkTranslator(self.scripted_model, events.call_index)
         failure: BaseException | None = None
         try:
@@ -223,30 +288,135 @@ class ScriptedChatModel(BaseChatModel):
 # -- requests ---------------------------------------------------------------------------
 
 
-def _model_request(
-    messages: Sequence[BaseMessage], stop: list[str] | None, kwargs: Mapping[str, Any]
-) -> ModelRequest:
-    settings = dict(kwargs)
-    tools = settings.pop("tools", None) or ()
-    if stop is not None:
-        settings["stop"] = stop
-    system: list[str] = []
-    items: list[Any] = []
-    for message in messages:
+class _Conversion:
+    """One call's messages as the core's items, kept so the next call converts only new ones.
+
+    Agents send the same message objects again on every call, plus a few new ones. For the
+    first ``len(fingerprints)`` messages, ``fingerprints`` holds ``marshal`` bytes of what
+    conversion read from each: marshal writes exact types, values and key order, so a
+    message that is the same object with the same class and bytes converts to equal items,
+    and the next call takes them from ``recorded`` (the items the core recorded for this
+    call). Being the record's own objects, the core also shares them by identity instead of
+    comparing their contents again. The bound tools are reused the same way, as a whole.
+    """
+
+    __slots__ = (
+        "ends",
+        "fingerprints",
+        "items",
+        "messages",
+        "model",
+        "recorded",
+        "recorded_tools",
+        "system",
+        "tools",
+        "tools_fingerprint",
+        "types",
+    )
+
+    def __init__(self, model: ScriptedModel, messages: list[BaseMessage]) -> None:
+        self.model = model
+        self.messages = messages
+        self.tools: list[Any] = []
+        self.tools_fingerprint: bytes | None = None
+        self.recorded_tools: list[Any] | None = None
+        self.items: list[Any] = []
+        self.system: list[str] = []  # the texts of the leading system messages
+        self.ends: list[int] = []  # len(items) after each message
+        self.types: list[type] = []
+        self.fingerprints: list[bytes] = []
+        self.recorded: list[Any] | None = None
+
+
+def _convert(
+    messages: list[BaseMessage],
+    tools: list[Any],
+    before: _Conversion | None,
+    model: ScriptedModel,
+) -> _Conversion:
+    conversion = _Conversion(model, list(messages))
+    conversion.tools = tools
+    with contextlib.suppress(ValueError):
+        # The current marshal format also writes which objects are shared, as a snapshot
+        # keeps them.
+        conversion.tools_fingerprint = marshal.dumps(tools)
+    reused = 0
+    if before is not None and before.recorded is not None and before.model is model:
+        if (
+            conversion.tools_fingerprint is not None
+            and conversion.tools_fingerprint == before.tools_fingerprint
+            and before.recorded_tools is not None
+        ):
+            conversion.tools = before.recorded_tools
+        reused = _reusable(messages, before)
+        if reused:
+            conversion.items = before.recorded[: before.ends[reused - 1]]
+            conversion.system = before.system[:reused]
+            conversion.ends = before.ends[:reused]
+            conversion.types = before.types[:reused]
+            conversion.fingerprints = before.fingerprints[:reused]
+    items, ends = conversion.items, conversion.ends
+    for message in messages[reused:]:
         if isinstance(message, SystemMessage) and not items:
-            system.append(_text(message.content))
+            conversion.system.append(_text(message.content))
         else:
             items.extend(_input_items(message))
-    return ModelRequest(
-        input=items,
-        system_instructions="\n\n".join(system) if system else None,
-        model_settings=settings,
-        tools=list(tools),
-        extra={"messages": list(messages)},
-    )
+        ends.append(len(items))
+    fresh = messages[reused:]
+    for message, read in zip(fresh, map(_SOURCES.__getitem__, map(type, fresh)), strict=True):
+        try:
+            fingerprint = marshal.dumps(read(message), 0)
+        except ValueError:
+            break  # not plain data (an object kept by identity): convert it on every call
+        conversion.types.append(type(message))
+        conversion.fingerprints.append(fingerprint)
+    return conversion
+
+
+def _reusable(messages: list[BaseMessage], before: _Conversion) -> int:
+    """Return how many leading messages convert exactly as they did in ``before``."""
+    count = min(len(messages), len(before.fingerprints))
+    same = list(map(operator.is_, messages[:count], before.messages))
+    if False in same:
+        count = same.index(False)
+    kept = messages[:count]
+    types = list(map(type, kept))
+    if types != before.types[:count]:
+        return 0
+    sources = [
+        read(message) for read, message in zip(map(_SOURCES.__getitem__, types), kept, strict=True)
+    ]
+    try:
+        if list(map(marshal.dumps, sources, repeat(0))) == before.fingerprints[:count]:
+            return count
+    except ValueError:
+        pass
+    return 0  # changed in place: rare enough to convert everything again
+
+
+class _Sources(dict[type, Callable[[BaseMessage], Any]]):
+    """Message class -> a getter of everything ``_input_items`` reads from such a message."""
+
+    def __missing__(self, kind: type) -> Callable[[BaseMessage], Any]:
+        # Every field any of the message kinds it is reads: the class alone decides that.
+        fields = ["content"]
+        if issubclass(kind, AIMessage):
+            fields += ["tool_calls", "invalid_tool_calls"]
+        if issubclass(kind, ToolMessage):
+            fields.append("tool_call_id")
+        if issubclass(kind, ChatMessage):
+            fields.append("role")
+        read = operator.attrgetter(*fields)
+        self[kind] = read
+        return read
+
+
+_SOURCES = _Sources()
 
 
 def _input_items(message: BaseMessage) -> list[Any]:
+    # Content kept as it is, is copied: the items must depend on the message's values only
+    # (not on which objects it shares), so that a reused conversion equals a fresh one.
     if isinstance(message, HumanMessage):
         return [{"type": "message", "role": "user", "content": _user_content(message.content)}]
     if isinstance(message, AIMessage):
@@ -256,13 +426,13 @@ def _input_items(message: BaseMessage) -> list[Any]:
             {
                 "type": "function_call_output",
                 "call_id": message.tool_call_id,
-                "output": message.content,
+                "output": snapshot(message.content),
             }
         ]
     if isinstance(message, SystemMessage):
         return [{"type": "message", "role": "system", "content": _text(message.content)}]
     if isinstance(message, ChatMessage):
-        return [{"type": "message", "role": message.role, "content": message.content}]
+        return [{"type": "message", "role": message.role, "content": snapshot(message.content)}]
     raise TypeError(
         f"the LangChain adapter cannot record a {type(message).__name__}; send "
         "SystemMessage, HumanMessage, AIMessage, ToolMessage or ChatMessage."
@@ -295,7 +465,7 @@ def _user_content(content: str | list[str | dict[Any, Any]]) -> Any:
         elif block.get("type") == "text" and isinstance(block.get("text"), str):
             parts.append({"type": "input_text", "text": block["text"]})
         else:
-            parts.append(block)
+            parts.append(snapshot(block))
     return parts
 
 
@@ -334,19 +504,24 @@ def _chat_result(response: ModelResponse, call_index: int) -> ChatResult:
                 )
             else:
                 calls.append(tool_call(name=name, args=args, id=call_id))
-    message = AIMessage(
-        content="".join(texts),
-        tool_calls=calls,
-        invalid_tool_calls=invalid,
-        usage_metadata=_usage_metadata(
+    fields: dict[str, Any] = {
+        "usage_metadata": _usage_metadata(
             response.usage.input_tokens,
             response.usage.output_tokens,
             response.usage.total_tokens,
             response.usage.input_tokens_details,
             response.usage.output_tokens_details,
-        ),
-        response_metadata=_response_metadata(response.response_id, response.request_id),
-    )
+        )
+    }
+    # Empty lists and mappings are the defaults: validating them again costs a third of
+    # building the message.
+    if calls:
+        fields["tool_calls"] = calls
+    if invalid:
+        fields["invalid_tool_calls"] = invalid
+    if metadata := _response_metadata(response.response_id, response.request_id):
+        fields["response_metadata"] = metadata
+    message = AIMessage(content="".join(texts), **fields)
     return ChatResult(generations=[ChatGeneration(message=message)])
 
 
@@ -586,6 +761,32 @@ async def _close(events: AsyncIterator[Any], failure: BaseException | None) -> N
 
 
 # -- sync calls -------------------------------------------------------------------------
+
+# Streamed steps the core serves without ever waiting: a scripted response or error.
+_READY_STEPS = frozenset({"response", "error"})
+
+
+class _ReadyRunner:
+    """Run awaitables that finish without waiting, with no event loop at all."""
+
+    def __enter__(self) -> _ReadyRunner:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        return None
+
+    def run(self, awaitable: Awaitable[_T]) -> _T:
+        """Run ``awaitable`` to completion and return its result."""
+        coroutine = _awaited(awaitable)
+        try:
+            coroutine.send(None)
+        except StopIteration as finished:
+            return cast("_T", finished.value)
+        coroutine.close()
+        raise RuntimeError(
+            "agents_testing's LangChain adapter expected a scripted step to finish without "
+            "waiting; please report this as a bug."
+        )
 
 
 class _SyncRunner:

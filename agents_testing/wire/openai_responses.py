@@ -427,10 +427,16 @@ class StreamEncoder:
     def fail(
         self, status: int, message: str, error_type: str | None = None, code: str | None = None
     ) -> list[bytes]:
-        """End the stream with the provider's ``error`` event after it has started."""
+        """End the started stream with the ``error`` event the live API sends, then stop.
+
+        The live API nests the error object under ``error`` (the shape the ``openai`` clients
+        raise as ``APIError``), while its reference documents ``code``/``message``/``param`` at
+        the top level; the event carries both so either reader sees the failure.
+        """
         body = error_body(status, message, error_type, code)["error"]
-        failure = self._event("error", code=body["code"], message=message, param=None)
-        return [*self.start(), failure]
+        chunks = self.start()
+        failure = self._event("error", code=body["code"], message=message, param=None, error=body)
+        return [*chunks, failure]
 
 
 def _completed_message(message: Mapping[str, Any]) -> dict[str, Any]:

@@ -18,6 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any, cast
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from langchain_core.messages import (
     AIMessage,
     AIMessageChunk,
@@ -863,3 +865,176 @@ def test_sync_invoke_starts_no_event_loop_unless_a_responder_awaits(
     assert len(loops) == 1
     assert loops[0].is_closed()
     model.assert_complete()
+
+
+def test_sync_stream_starts_no_event_loop_unless_its_step_may_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    loops: list[asyncio.AbstractEventLoop] = []
+    new_event_loop = asyncio.new_event_loop
+
+    def counted() -> asyncio.AbstractEventLoop:
+        loops.append(new_event_loop())
+        return loops[-1]
+
+    monkeypatch.setattr(asyncio, "new_event_loop", counted)
+    model = ScriptedModel(
+        [
+            [assistant_message("static")],
+            model_error(ScriptedFailure("rate limited")),
+            model_stream([{"type": "output_text_delta", "item_id": None, "delta": "scripted"}]),
+        ]
+    )
+    chat = langchain_chat_model(model)
+
+    assert aggregate(list(chat.stream("hi"))).content == "static"
+    with pytest.raises(ScriptedFailure):
+        list(chat.stream("hi"))
+    assert loops == []
+    # A scripted source may be async and wait: it still gets a loop, closed afterwards.
+    assert aggregate(list(chat.stream("hi"))).content == "scripted"
+    assert len(loops) == 1
+    assert loops[0].is_closed()
+    model.assert_complete()
+
+
+# -- history sent again on every call ------------------------------------------------------
+
+
+def fresh_record(messages: list[BaseMessage], tools: list[Any]) -> ModelRequest:
+    """Record ``messages`` on a new chat model, which has no earlier call to reuse."""
+    model = ScriptedModel([[assistant_message("ok")]])
+    chat = langchain_chat_model(model)
+    chat.invoke(messages, tools=tools)
+    return model.calls[0].request
+
+
+def exact(request: ModelRequest) -> str:
+    """Describe what a request recorded, telling 1 from 1.0 and True, and key orders apart."""
+    return repr((request.input, request.system_instructions, request.tools))
+
+
+def test_a_message_changed_in_place_between_calls_is_recorded_as_it_was_at_each_call() -> None:
+    model = ScriptedModel([[assistant_message("ok")] for _ in range(3)])
+    chat = langchain_chat_model(model)
+    asked = AIMessage("", tool_calls=[{"name": "get_weather", "args": {"n": 1}, "id": "c1"}])
+    messages: list[BaseMessage] = [
+        SystemMessage("Be brief."),
+        HumanMessage([{"type": "text", "text": "Weather?"}, {"type": "image", "n": 1}]),
+        asked,
+        ToolMessage("sunny", tool_call_id="c1"),
+    ]
+    tools: list[Any] = [{"type": "function", "function": {"name": "get_weather"}}]
+    expected: list[str] = []
+
+    for change in range(3):
+        expected.append(exact(fresh_record(messages, tools)))
+        chat.invoke(messages, tools=tools)
+        if change == 0:
+            # Same objects, equal-looking values of other types.
+            asked.tool_calls[0]["args"]["n"] = True
+            cast(Any, messages[1].content)[1]["n"] = 1.0
+            tools[0]["function"]["strict"] = True
+        else:
+            asked.tool_calls[0]["args"] = {"m": 2, "n": 1}
+            messages[0].content = "Be verbose."
+            messages[3].tool_call_id = "c2"
+        messages.append(HumanMessage(f"and now {change}?"))
+
+    assert [exact(call.request) for call in model.calls] == expected
+    assert "True" in expected[1]
+    assert "1.0" in expected[1]
+    assert "'strict': True" in expected[1]
+    assert "Be verbose." in expected[2]
+    assert '{"m":2,"n":1}' in expected[2]
+
+
+def test_another_core_model_or_a_message_put_in_front_records_the_right_items() -> None:
+    first = ScriptedModel([[assistant_message("ok")] for _ in range(2)])
+    second = ScriptedModel([[assistant_message("ok")]])
+    chat = langchain_chat_model(first)
+    messages: list[BaseMessage] = [HumanMessage("hi")]
+
+    chat.invoke(messages)
+    messages.append(AIMessage("hello"))
+    chat.scripted_model = second  # a later call records into another core model
+    chat.invoke(messages)
+    chat.scripted_model = first
+    messages.insert(0, SystemMessage("Be brief."))  # a new message in front of the old ones
+    chat.invoke(messages)
+
+    assert second.calls[0].request.input == [
+        {"type": "message", "role": "user", "content": "hi"},
+        assistant_message("hello"),
+    ]
+    last = first.calls[1].request
+    assert last.system_instructions == "Be brief."
+    assert last.input == second.calls[0].request.input
+
+
+@st.composite
+def edits(draw: st.DrawFn) -> list[tuple[str, Any]]:
+    """Changes a caller might make to the conversation between two calls."""
+    values = st.sampled_from([0, 1, True, 1.0, -0.0, 0.0, "1", None])
+    edit = st.one_of(
+        st.tuples(st.just("args"), values),
+        st.tuples(st.just("reorder"), st.none()),
+        st.tuples(st.just("content"), st.sampled_from(["hi", "hi!", ""])),
+        st.tuples(st.just("block"), values),
+        st.tuples(st.just("drop"), st.integers(0, 5)),
+        st.tuples(st.just("tool"), values),
+        st.tuples(st.just("append"), st.sampled_from(["human", "ai", "tool", "system"])),
+    )
+    return draw(st.lists(edit, max_size=4))
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(st.lists(edits(), min_size=1, max_size=5))
+def test_every_call_records_what_a_fresh_conversion_of_its_messages_gives(
+    rounds: list[list[tuple[str, Any]]],
+) -> None:
+    model = ScriptedModel([[assistant_message("ok")] for _ in rounds])
+    chat = langchain_chat_model(model)
+    messages: list[BaseMessage] = [
+        SystemMessage("Be brief."),
+        HumanMessage([{"type": "text", "text": "hi"}, {"type": "image", "v": 1}]),
+        AIMessage("", tool_calls=[{"name": "f", "args": {"a": 1, "b": 2}, "id": "c1"}]),
+        ToolMessage("done", tool_call_id="c1"),
+    ]
+    tools: list[Any] = [{"type": "function", "function": {"name": "f", "v": 1}}]
+    expected: list[str] = []
+    for changes in rounds:
+        for kind, value in changes:
+            ais = [m for m in messages if isinstance(m, AIMessage) and m.tool_calls]
+            if kind == "args" and ais:
+                ais[0].tool_calls[0]["args"]["a"] = value
+            elif kind == "reorder" and ais:
+                args = ais[-1].tool_calls[0]["args"]
+                if args:
+                    first = next(iter(args))
+                    args[first] = args.pop(first)
+            elif kind == "content":
+                messages[0].content = value
+            elif kind == "block":
+                humans = [m for m in messages if isinstance(m.content, list)]
+                if humans:
+                    cast(Any, humans[0].content)[-1]["v"] = value
+            elif kind == "drop" and len(messages) > 1:
+                del messages[value % len(messages)]
+            elif kind == "tool":
+                tools[0]["function"]["v"] = value
+            elif kind == "append":
+                messages.append(
+                    {
+                        "human": lambda: HumanMessage("more"),
+                        "ai": lambda: AIMessage(
+                            "", tool_calls=[{"name": "f", "args": {"a": 1}, "id": "c2"}]
+                        ),
+                        "tool": lambda: ToolMessage("ok", tool_call_id="c2"),
+                        "system": lambda: SystemMessage("later"),
+                    }[value]()
+                )
+        expected.append(exact(fresh_record(messages, tools)))
+        chat.invoke(messages, tools=tools)
+    # Every record, earlier ones included, still holds what was sent at its call.
+    assert [exact(call.request) for call in model.calls] == expected

@@ -22,6 +22,7 @@ from agents_testing import (  # noqa: E402 - after the skips above
     assistant_message,
     function_call,
     model_error,
+    model_stream,
 )
 from agents_testing.adapters.httpx import scripted_transport  # noqa: E402
 from agents_testing.wire import ScriptedServer  # noqa: E402
@@ -244,3 +245,34 @@ def test_api_key_is_never_recorded(mode: str) -> None:
     assert headers["anthropic-version"]  # the other headers are kept
     texts = [repr(model.calls), repr(endpoint.requests), str(caught.value), str(violation.value)]
     assert all(API_KEY not in text for text in texts)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_overloaded_mid_stream_raises_after_the_text(mode: str) -> None:
+    def events() -> Any:
+        yield {"type": "output_text_delta", "item_id": None, "delta": "It is"}
+        raise ScriptedHTTPError(529, "Overloaded")
+
+    model = ScriptedModel([model_stream(events())])
+    deltas: list[str] = []
+
+    def read_deltas(client: Any) -> None:
+        with client.messages.stream(
+            model="claude-test", max_tokens=16, messages=[{"role": "user", "content": "hi"}]
+        ) as stream:
+            deltas.extend(stream.text_stream)
+
+    with (
+        sync_client(model, mode) as (client, endpoint),
+        pytest.raises(anthropic.APIStatusError) as caught,
+    ):
+        read_deltas(client)
+
+    # Anthropic's in-stream error event: the client raises it with the event as the body.
+    assert caught.value.body == {
+        "type": "error",
+        "error": {"type": "overloaded_error", "message": "Overloaded"},
+    }
+    assert deltas == ["It is"]
+    assert [exchange.status for exchange in endpoint.requests] == [200]
+    model.assert_complete()

@@ -378,6 +378,38 @@ def test_error_after_stream_started_ends_the_stream_with_an_error_event() -> Non
     assert (name, data["error"]["message"]) == ("error", "stream broke")
 
 
+def test_responses_error_mid_stream_is_the_live_apis_error_event() -> None:
+    def events() -> Any:
+        yield {"type": "output_text_delta", "item_id": None, "delta": "partial"}
+        raise ScriptedHTTPError(429, "Slow down", code="rate_limit_exceeded")
+
+    model = ScriptedModel([model_stream(events())])
+
+    response = post(ScriptedEndpoint(model), "/v1/responses", {**RESPONSES, "stream": True})
+
+    assert response.status == 200
+    events_sent = sse_events(response)
+    # Numbered in the order sent, like every other event of the stream.
+    assert [data["sequence_number"] for _, data in events_sent] == list(range(len(events_sent)))
+    assert [name for name, _ in events_sent[:2]] == ["response.created", "response.in_progress"]
+    name, data = events_sent[-1]
+    error = {
+        "message": "Slow down",
+        "type": "rate_limit_exceeded",
+        "param": None,
+        "code": "rate_limit_exceeded",
+    }
+    assert name == "error"
+    assert data == {
+        "type": "error",
+        "sequence_number": len(events_sent) - 1,
+        "code": "rate_limit_exceeded",
+        "message": "Slow down",
+        "param": None,
+        "error": error,
+    }
+
+
 class _SourceWithBrokenClose:
     """A scripted stream source whose close fails after (or while) it is read."""
 

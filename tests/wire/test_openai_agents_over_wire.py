@@ -20,7 +20,13 @@ from agents import (  # noqa: E402
     function_tool,
 )
 
-from agents_testing import ScriptedModel, assistant_message, function_call  # noqa: E402
+from agents_testing import (  # noqa: E402
+    ScriptedHTTPError,
+    ScriptedModel,
+    assistant_message,
+    function_call,
+    model_stream,
+)
 from agents_testing.wire import ScriptedServer  # noqa: E402
 
 
@@ -71,4 +77,25 @@ async def test_runner_tool_workflow_over_the_wire(stream: bool) -> None:
         "call_id": "call_1",
         "output": "Tokyo: sunny",
     }
+    model.assert_complete()
+
+
+async def test_streamed_run_raises_the_error_that_ends_the_stream() -> None:
+    def events() -> object:
+        yield {"type": "output_text_delta", "item_id": None, "delta": "It is"}
+        raise ScriptedHTTPError(500, "The model crashed")
+
+    model = ScriptedModel([model_stream(events())])
+    config = RunConfig(tracing_disabled=True)
+
+    async with ScriptedServer(model) as server:
+        result = Runner.run_streamed(weather_agent(server), "Weather in Tokyo?", run_config=config)
+        with pytest.raises(openai.APIError) as caught:
+            async for _ in result.stream_events():
+                pass
+
+    # The SDK's stream parser raises the live API's mid-stream error; the run surfaces it.
+    assert caught.value.message == "The model crashed"
+    assert caught.value.body["type"] == "server_error"
+    assert [exchange.status for exchange in server.requests] == [200]
     model.assert_complete()

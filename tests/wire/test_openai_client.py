@@ -19,6 +19,7 @@ from agents_testing import (  # noqa: E402 - after the skips above
     assistant_message,
     function_call,
     model_error,
+    model_stream,
 )
 from agents_testing.adapters.httpx import scripted_transport  # noqa: E402
 from agents_testing.wire import ScriptedServer  # noqa: E402
@@ -329,6 +330,88 @@ async def test_async_client_retries_a_scripted_500_on_a_stream(mode: str) -> Non
 
     assert events[-1].response.output_text == "recovered"
     assert [exchange.status for exchange in endpoint.requests] == [500, 200]
+    model.assert_complete()
+
+
+def broken_stream_script() -> list[Any]:
+    """Script one stream that sends some text, then fails as a rate-limited live stream does."""
+
+    def events() -> Any:
+        yield {"type": "output_text_delta", "item_id": None, "delta": "It is"}
+        raise ScriptedHTTPError(429, "Slow down", code="rate_limit_exceeded")
+
+    return [model_stream(events())]
+
+
+MID_STREAM_ERROR = {
+    "message": "Slow down",
+    "type": "rate_limit_exceeded",
+    "param": None,
+    "code": "rate_limit_exceeded",
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_responses_error_mid_stream_raises_api_error_after_the_text(mode: str) -> None:
+    model = ScriptedModel(broken_stream_script())
+    received: list[Any] = []
+
+    with sync_client(model, mode) as (client, endpoint):
+        stream = client.responses.create(model="gpt-test", input="hi", stream=True)
+        with pytest.raises(openai.APIError) as caught:
+            received.extend(stream)
+
+    # The HTTP answer was already 200: the client raises a plain APIError, not a status error.
+    assert not isinstance(caught.value, openai.APIStatusError)
+    assert caught.value.message == "Slow down"
+    assert caught.value.body == MID_STREAM_ERROR
+    assert (caught.value.code, caught.value.type) == ("rate_limit_exceeded", "rate_limit_exceeded")
+    assert [event.delta for event in received if event.type == "response.output_text.delta"] == [
+        "It is"
+    ]
+    assert [exchange.status for exchange in endpoint.requests] == [200]
+    model.assert_complete()
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_responses_stream_helper_raises_a_mid_stream_error(mode: str) -> None:
+    model = ScriptedModel(broken_stream_script())
+    deltas: list[str] = []
+
+    async def read_deltas(client: Any) -> None:
+        async with client.responses.stream(model="gpt-test", input="hi") as stream:
+            async for event in stream:
+                if event.type == "response.output_text.delta":
+                    deltas.append(event.delta)
+
+    async with async_client(model, mode) as (client, _endpoint):
+        with pytest.raises(openai.APIError) as caught:
+            await read_deltas(client)
+
+    assert caught.value.body == MID_STREAM_ERROR
+    assert deltas == ["It is"]
+    model.assert_complete()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_chat_completions_error_mid_stream_raises_api_error(mode: str) -> None:
+    model = ScriptedModel(broken_stream_script())
+    received: list[Any] = []
+
+    with sync_client(model, mode) as (client, endpoint):
+        stream = client.chat.completions.create(
+            model="gpt-test", messages=[{"role": "user", "content": "hi"}], stream=True
+        )
+        with pytest.raises(openai.APIError) as caught:
+            received.extend(stream)
+
+    assert not isinstance(caught.value, openai.APIStatusError)
+    assert caught.value.body == MID_STREAM_ERROR
+    assert [chunk.choices[0].delta.content for chunk in received if chunk.choices] == [
+        "",
+        "It is",
+    ]
+    assert [exchange.status for exchange in endpoint.requests] == [200]
     model.assert_complete()
 
 
