@@ -67,7 +67,7 @@ try:
     from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
     from langchain_core.runnables import Runnable
     from langchain_core.utils.function_calling import convert_to_openai_tool
-    from pydantic import ConfigDict, PrivateAttr
+    from pydantic import PrivateAttr
 except ImportError as _missing:  # the import tests hide the framework to reach this
     raise framework_import_error(
         _missing,
@@ -106,17 +106,16 @@ def langchain_chat_model(model: ScriptedModel) -> ScriptedChatModel:
     return ScriptedChatModel(scripted_model=model)
 
 
-class ScriptedChatModel(BaseChatModel):
+# defer_build: the validation schema is built on first use rather than at import (most of the
+# module's import cost, paid by every test module that imports the adapter). Given as a class
+# argument, not a model_config attribute, whose type a checker without pydantic cannot know.
+class ScriptedChatModel(BaseChatModel, defer_build=True):
     """A LangChain chat model backed by a core ``ScriptedModel``.
 
     Build it with ``langchain_chat_model``. ``invoke``/``ainvoke``/``batch`` are
     non-streamed calls of the core model; ``stream``/``astream`` (and runs that stream
     tokens, such as LangGraph's ``stream_mode="messages"``) are streamed calls.
     """
-
-    # Build the validation schema on first use rather than at import: most of the module's
-    # import cost, paid by every test module that imports the adapter.
-    model_config = ConfigDict(defer_build=True)
 
     scripted_model: ScriptedModel
     """The core double every call records into and takes its step from."""
