@@ -4,9 +4,10 @@ Every public name of the core is importable from here. Importing this package im
 the standard library; framework adapters live in ``agents_testing.adapters``.
 """
 
-import importlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from . import _lazy
 from .errors import IncompleteRealtimeScenarioError as IncompleteRealtimeScenarioError
 from .errors import InvalidRealtimeEventError as InvalidRealtimeEventError
 from .errors import InvalidScriptedModelOutputError as InvalidScriptedModelOutputError
@@ -135,17 +136,9 @@ _LAZY_MODULES: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module_name = _LAZY_MODULES.get(name)
-    if module_name is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module_name}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY_MODULES))
+__getattr__: Callable[[str], Any]
+__dir__: Callable[[], list[str]]
+__getattr__, __dir__ = _lazy.lazy_names(globals(), _LAZY_MODULES)
 
 
 __version__ = "0.1.0.dev0"

@@ -17,9 +17,10 @@ translate between the SDK's types and the normalized ones. Importing this module
 ``openai-agents`` installed raises ``ImportError`` naming the extra to install.
 """
 
-import importlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .. import _lazy
 from ._openai_agents_model import openai_agents_model as openai_agents_model
 
 if TYPE_CHECKING:
@@ -50,17 +51,9 @@ _LAZY_MODULES: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module_name = _LAZY_MODULES.get(name)
-    if module_name is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module_name}", __package__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY_MODULES))
+__getattr__: Callable[[str], Any]
+__dir__: Callable[[], list[str]]
+__getattr__, __dir__ = _lazy.lazy_names(globals(), _LAZY_MODULES)
 
 
 __all__ = [
