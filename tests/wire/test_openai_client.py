@@ -352,11 +352,74 @@ MID_STREAM_ERROR = {
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_responses_error_mid_stream_raises_api_error_after_the_text(mode: str) -> None:
+def test_responses_error_mid_stream_is_a_failed_response_event(mode: str) -> None:
     model = ScriptedModel(broken_stream_script())
-    received: list[Any] = []
 
     with sync_client(model, mode) as (client, endpoint):
+        # The live API ends a response that fails midway with response.failed, which the
+        # client yields rather than raises: code that ignores it treats the cut-off text as
+        # the answer, and a scripted failure lets a test catch that.
+        events = list(client.responses.create(model="gpt-test", input="hi", stream=True))
+
+    assert [event.delta for event in events if event.type == "response.output_text.delta"] == [
+        "It is"
+    ]
+    failed = events[-1]
+    assert isinstance(failed, openai.types.responses.ResponseFailedEvent)
+    assert failed.response.status == "failed"
+    assert failed.response.id == events[0].response.id
+    assert failed.response.error is not None
+    assert (failed.response.error.code, failed.response.error.message) == (
+        "rate_limit_exceeded",
+        "Slow down",
+    )
+    [partial] = failed.response.output
+    assert (partial.type, partial.status, partial.content[0].text) == (
+        "message",
+        "in_progress",
+        "It is",
+    )
+    assert [exchange.status for exchange in endpoint.requests] == [200]
+    model.assert_complete()
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_responses_stream_helper_sees_the_failure_and_has_no_final_response(
+    mode: str,
+) -> None:
+    model = ScriptedModel(broken_stream_script())
+    types: list[str] = []
+
+    async def read_events(client: Any) -> Any:
+        async with client.responses.stream(model="gpt-test", input="hi") as stream:
+            async for event in stream:
+                types.append(event.type)
+            return await stream.get_final_response()
+
+    async with async_client(model, mode) as (client, _endpoint):
+        with pytest.raises(RuntimeError, match=r"response\.completed"):
+            await read_events(client)
+
+    assert types[-2:] == ["response.output_text.delta", "response.failed"]
+    model.assert_complete()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_error_event_scripted_verbatim_is_raised_by_the_client(mode: str) -> None:
+    def events() -> Any:
+        yield {"type": "output_text_delta", "item_id": None, "delta": "It is"}
+        yield {
+            "type": "error",
+            "code": "rate_limit_exceeded",
+            "message": "Slow down",
+            "param": None,
+            "error": MID_STREAM_ERROR,
+        }
+
+    model = ScriptedModel([model_stream(events())])
+    received: list[Any] = []
+
+    with sync_client(model, mode) as (client, _):
         stream = client.responses.create(model="gpt-test", input="hi", stream=True)
         with pytest.raises(openai.APIError) as caught:
             received.extend(stream)
@@ -365,31 +428,7 @@ def test_responses_error_mid_stream_raises_api_error_after_the_text(mode: str) -
     assert not isinstance(caught.value, openai.APIStatusError)
     assert caught.value.message == "Slow down"
     assert caught.value.body == MID_STREAM_ERROR
-    assert (caught.value.code, caught.value.type) == ("rate_limit_exceeded", "rate_limit_exceeded")
-    assert [event.delta for event in received if event.type == "response.output_text.delta"] == [
-        "It is"
-    ]
-    assert [exchange.status for exchange in endpoint.requests] == [200]
-    model.assert_complete()
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_responses_stream_helper_raises_a_mid_stream_error(mode: str) -> None:
-    model = ScriptedModel(broken_stream_script())
-    deltas: list[str] = []
-
-    async def read_deltas(client: Any) -> None:
-        async with client.responses.stream(model="gpt-test", input="hi") as stream:
-            async for event in stream:
-                if event.type == "response.output_text.delta":
-                    deltas.append(event.delta)
-
-    async with async_client(model, mode) as (client, _endpoint):
-        with pytest.raises(openai.APIError) as caught:
-            await read_deltas(client)
-
-    assert caught.value.body == MID_STREAM_ERROR
-    assert deltas == ["It is"]
+    assert [event.type for event in received][-1] == "response.output_text.delta"
     model.assert_complete()
 
 
