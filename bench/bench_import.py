@@ -12,10 +12,13 @@ from _harness import PEAK_RSS_CODE, Row
 GROUP = "import"
 
 
-def probe(module: str) -> tuple[float, float]:
+def probe(module: str, *, write_bytecode: bool = False) -> tuple[float, float]:
     """Return the CPU seconds and peak RSS (MiB) of ``python -c 'import module'``."""
+    env = dict(os.environ)
+    if write_bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     process = subprocess.Popen(
-        [sys.executable, "-c", f"import {module}\n{PEAK_RSS_CODE}"], stdout=subprocess.PIPE
+        [sys.executable, "-c", f"import {module}\n{PEAK_RSS_CODE}"], stdout=subprocess.PIPE, env=env
     )
     assert process.stdout is not None
     peak = process.stdout.read()
@@ -29,7 +32,10 @@ def probe(module: str) -> tuple[float, float]:
 def measure(modules: list[str], repeats: int) -> dict[str, list[tuple[float, float]]]:
     """Probe every module ``repeats`` times, rotating the order from one repeat to the next."""
     for module in modules:
-        probe(module)  # compile bytecode caches before timing
+        # Write the bytecode caches before timing, even where PYTHONDONTWRITEBYTECODE is set
+        # (CI sets it): pip compiled the frameworks' caches when it installed them, while an
+        # editable checkout of ours would otherwise be compiled from source in every probe.
+        probe(module, write_bytecode=True)
     samples: dict[str, list[tuple[float, float]]] = {module: [] for module in modules}
     for repeat in range(repeats):
         shift = repeat % len(modules)
