@@ -7,12 +7,15 @@ client's ``http_client``::
 
     openai.OpenAI(base_url="http://scripted/v1", api_key="test",
                   http_client=httpx.Client(transport=scripted_transport(model)))
+
+An async client reads a ``model_stream`` step's events as the scripted source yields them;
+a sync client gets the whole stream at once, built before the answer.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
 from typing import Any
 
 from ._requirements import framework_import_error
@@ -45,8 +48,11 @@ def _chunk_stream_class(module: Any) -> Any:
         return found
 
     class _Chunks(module.SyncByteStream, module.AsyncByteStream):  # type: ignore[misc]
-        def __init__(self, chunks: tuple[bytes, ...]) -> None:
+        def __init__(
+            self, chunks: tuple[bytes, ...], rest: AsyncGenerator[bytes, None] | None = None
+        ) -> None:
             self._chunks = chunks
+            self._rest = rest  # an async client's exact stream, produced as it is read
 
         def __iter__(self) -> Iterator[bytes]:
             yield from self._chunks
@@ -54,6 +60,14 @@ def _chunk_stream_class(module: Any) -> Any:
         async def __aiter__(self) -> AsyncIterator[bytes]:
             for chunk in self._chunks:
                 yield chunk
+            if self._rest is not None:
+                async for chunk in self._rest:
+                    yield chunk
+
+        async def aclose(self) -> None:
+            # The client closed the response: stop the scripted stream and close its source.
+            if self._rest is not None:
+                await self._rest.aclose()
 
     _STREAM_CLASSES[module.__name__] = _Chunks
     return _Chunks
@@ -62,11 +76,13 @@ def _chunk_stream_class(module: Any) -> Any:
 _STREAM_CLASSES: dict[str, Any] = {}
 
 
-def _response(request: Any, response: WireResponse) -> Any:
+def _response(
+    request: Any, response: WireResponse, rest: AsyncGenerator[bytes, None] | None = None
+) -> Any:
     # Answer in the request's own package: clients built on an httpx fork (the openai and
     # anthropic SDKs use httpx2) only accept that package's responses.
     module = sys.modules.get(type(request).__module__.partition(".")[0], httpx)
-    stream = _chunk_stream_class(module)(response.chunks)
+    stream = _chunk_stream_class(module)(response.chunks, rest)
     return module.Response(response.status, headers=list(response.headers), stream=stream)
 
 
@@ -106,10 +122,10 @@ class ScriptedTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Answer one request from an async client."""
         body = await request.aread()
-        response = await self.endpoint.handle_async(
+        response, rest = await self.endpoint.open_async(
             request.method,
             request.url.raw_path.decode("ascii"),
             request.headers.multi_items(),
             body,
         )
-        return _response(request, response)  # type: ignore[no-any-return]
+        return _response(request, response, rest)  # type: ignore[no-any-return]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import pickle
 from typing import Any
@@ -663,13 +664,17 @@ def test_exhausted_script_on_a_streamed_call_fails_the_model() -> None:
     assert caught.value.streamed is True
 
 
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
 @pytest.mark.parametrize(
     ("path", "body"), [("/v1/chat/completions", CHAT), ("/v1/messages", MESSAGES)]
 )
-def test_item_the_format_cannot_express_is_a_violation(path: str, body: dict[str, Any]) -> None:
+def test_item_the_format_cannot_express_is_a_violation(
+    path: str, body: dict[str, Any], stream: bool
+) -> None:
     endpoint = ScriptedEndpoint(ScriptedModel([[{"type": "reasoning", "summary": []}]]))
 
-    assert post(endpoint, path, body).status == 500
+    # A plain step is answered whole even when streamed, so it still gets its HTTP error.
+    assert post(endpoint, path, {**body, "stream": stream}).status == 500
 
     with pytest.raises(WireRequestError) as caught:
         endpoint.assert_complete()
@@ -690,6 +695,68 @@ def test_stream_event_without_a_wire_form_is_a_violation(event: Any) -> None:
         endpoint.assert_complete()
     assert caught.value.reason == "unsupported_output"
     assert repr(event) in (caught.value.detail or "")
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "failure"),
+    [("/v1/responses", RESPONSES, "response.failed"), ("/v1/messages", MESSAGES, "error")],
+)
+def test_stream_event_without_a_wire_form_after_the_first_fails_the_stream(
+    path: str, body: dict[str, Any], failure: str
+) -> None:
+    delta = {"type": "output_text_delta", "item_id": None, "delta": "partial"}
+    endpoint = ScriptedEndpoint(ScriptedModel([model_stream([delta, 42])]))
+
+    response = post(endpoint, path, {**body, "stream": True})
+
+    # The status went out with the first event: the stream ends as failed instead.
+    assert response.status == 200
+    name, data = sse_events(response)[-1]
+    assert name == failure
+    error = data["response"]["error"] if failure == "response.failed" else data["error"]
+    assert error["message"].startswith("agents-testing: ")
+    assert "script only items this wire format can express" in error["message"]
+    assert [exchange.status for exchange in endpoint.requests] == [200]
+    with pytest.raises(WireRequestError) as caught:
+        endpoint.assert_complete()
+    assert (caught.value.reason, caught.value.request_index) == ("unsupported_output", 0)
+    assert "42" in (caught.value.detail or "")
+
+
+async def test_open_async_sends_an_exact_stream_as_its_events_come() -> None:
+    read: list[str] = []
+
+    async def events() -> Any:
+        for text in ("a", "b"):
+            read.append(text)
+            yield {"type": "output_text_delta", "item_id": None, "delta": text}
+
+    endpoint = ScriptedEndpoint(ScriptedModel([model_stream(events())]))
+    body = json.dumps({**RESPONSES, "stream": True}).encode()
+
+    response, rest = await endpoint.open_async("POST", "/v1/responses", HEADERS, body)
+
+    # The head is decided and recorded at the first event; the rest is not produced yet.
+    assert (response.status, response.streamed, read) == (200, True, ["a"])
+    assert [exchange.status for exchange in endpoint.requests] == [200]
+    assert rest is not None
+    later = [chunk async for chunk in rest]
+    assert read == ["a", "b"]
+    sent = sse_events(dataclasses.replace(response, chunks=response.chunks + tuple(later)))
+    deltas = [data["delta"] for name, data in sent if name == "response.output_text.delta"]
+    assert deltas == ["a", "b"]
+    assert sent[-1][0] == "response.completed"
+    endpoint.assert_complete()
+
+
+async def test_open_async_answers_a_plain_step_whole() -> None:
+    endpoint = ScriptedEndpoint(ScriptedModel([[assistant_message("hi")]]))
+    body = json.dumps({**RESPONSES, "stream": True}).encode()
+
+    response, rest = await endpoint.open_async("POST", "/v1/responses", HEADERS, body)
+
+    assert rest is None
+    assert "response.completed" in response.body.decode()
 
 
 @pytest.mark.parametrize("body", [b"", b"null", b"{}", b'{"messages": null}', b"\x00" * 5])

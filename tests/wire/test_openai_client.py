@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 from typing import Any
 
 import pytest
@@ -473,3 +475,55 @@ def test_in_process_transport_opens_no_socket(monkeypatch: pytest.MonkeyPatch) -
     # AF_UNIX socket pair; no network socket is ever created.
     assert [family for family in opened if family != socket.AF_UNIX] == []
     model.assert_complete()
+
+
+# -- exact streams go out as their events come ---------------------------------------------
+
+
+async def test_exact_stream_reaches_the_client_before_it_ends(mode: str) -> None:
+    gate = threading.Event()
+
+    async def events() -> Any:
+        yield {"type": "output_text_delta", "item_id": None, "delta": "before"}
+        # Waits until the client has read the first delta; a hang guard, not a timing bound.
+        seen = await asyncio.to_thread(gate.wait, 30)
+        yield {"type": "output_text_delta", "item_id": None, "delta": "after" if seen else "?"}
+
+    model = ScriptedModel([model_stream(events())])
+    deltas: list[str] = []
+
+    async with async_client(model, mode) as (client, endpoint):
+        async for event in await client.responses.create(model="gpt-test", input="hi", stream=True):
+            if event.type == "response.output_text.delta":
+                deltas.append(event.delta)
+                gate.set()
+
+    assert deltas == ["before", "after"]
+    assert statuses(endpoint) == [200]
+    model.assert_complete()
+
+
+async def test_closing_the_stream_early_closes_the_scripted_source() -> None:
+    produced: list[str] = []
+    closed: list[bool] = []
+
+    async def events() -> Any:
+        try:
+            for text in ("one", "two", "three"):
+                produced.append(text)
+                yield {"type": "output_text_delta", "item_id": None, "delta": text}
+        finally:
+            closed.append(True)
+
+    model = ScriptedModel([model_stream(events())])
+
+    async with async_client(model, "transport") as (client, _):
+        stream = await client.responses.create(model="gpt-test", input="hi", stream=True)
+        async for event in stream:
+            if event.type == "response.output_text.delta":
+                break
+        await stream.close()
+
+    # The rest of the script never ran: the client's close reached the source.
+    assert produced == ["one"]
+    assert closed == [True]
