@@ -12,14 +12,29 @@ from _harness import PEAK_RSS_CODE, Row
 GROUP = "import"
 
 
-def probe(module: str, *, write_bytecode: bool = False) -> tuple[float, float]:
-    """Return the CPU seconds and peak RSS (MiB) of ``python -c 'import module'``."""
+# The import runs this many frames deep, varied from one repeat to the next and the same for
+# both sides of a row. CPython 3.11 grows the frames' stack in 16 KiB chunks that it maps and
+# unmaps as a call crosses a chunk's end, and a framework's import can cross the same end
+# thousands of times: at one depth that costs about 0.1 s of system time, at another nearly
+# nothing. Our adapter's own import adds frames, so at one fixed depth the row would measure
+# which side lands on a chunk's end rather than the import.
+DEPTHS = (0, 57, 114)
+
+PROBE = """
+def nest(depth):
+    return nest(depth - 1) if depth else __import__({module!r})
+nest({depth})
+{peak}
+"""
+
+
+def probe(module: str, *, depth: int = 0, write_bytecode: bool = False) -> tuple[float, float]:
+    """Return the CPU seconds and peak RSS (MiB) of a fresh interpreter importing ``module``."""
     env = dict(os.environ)
     if write_bytecode:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-    process = subprocess.Popen(
-        [sys.executable, "-c", f"import {module}\n{PEAK_RSS_CODE}"], stdout=subprocess.PIPE, env=env
-    )
+    code = PROBE.format(module=module, depth=depth, peak=PEAK_RSS_CODE)
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, env=env)
     assert process.stdout is not None
     peak = process.stdout.read()
     _, status, usage = os.wait4(process.pid, 0)
@@ -40,7 +55,7 @@ def measure(modules: list[str], repeats: int) -> dict[str, list[tuple[float, flo
     for repeat in range(repeats):
         shift = repeat % len(modules)
         for module in modules[shift:] + modules[:shift]:
-            samples[module].append(probe(module))
+            samples[module].append(probe(module, depth=DEPTHS[repeat % len(DEPTHS)]))
     return samples
 
 
