@@ -12,13 +12,14 @@ from _harness import PEAK_RSS_CODE, Row
 GROUP = "import"
 
 
-# The import runs this many frames deep, varied from one repeat to the next and the same for
-# both sides of a row. CPython 3.11 grows the frames' stack in 16 KiB chunks that it maps and
-# unmaps as a call crosses a chunk's end, and a framework's import can cross the same end
-# thousands of times: at one depth that costs about 0.1 s of system time, at another nearly
-# nothing. Our adapter's own import adds frames, so at one fixed depth the row would measure
-# which side lands on a chunk's end rather than the import.
-DEPTHS = (0, 57, 114)
+# The import runs this many frames deep, one depth per repeat, the same for both sides of a
+# row. CPython 3.11 grows the frames' stack in 16 KiB chunks that it maps and unmaps as a call
+# crosses a chunk's end, and a framework's import can cross the same end thousands of times:
+# about 0.1 s of system time at one depth, nearly nothing at the next. Our adapter's own
+# import adds frames, so at one fixed depth a row measures which side lands on a chunk's end.
+# Six depths 26 frames apart cover about one chunk of ``nest`` frames, so neither side keeps
+# its luck, and the median of the six ratios is what the row shows.
+DEPTHS = tuple(range(0, 156, 26))
 
 PROBE = """
 def nest(depth):
@@ -88,5 +89,5 @@ PAIRS = [
 def rows(quick: bool) -> list[Row]:
     pairs = PAIRS[:1] if quick else PAIRS  # the frameworks take seconds each to import
     modules = list(dict.fromkeys(module for pair in pairs for module in pair))
-    samples = measure(modules, 1 if quick else 3)
+    samples = measure(modules, 1 if quick else len(DEPTHS))
     return [row for ours, base in pairs for row in pair_rows(ours, base, samples)]
