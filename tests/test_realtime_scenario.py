@@ -652,6 +652,38 @@ async def test_outside_expectations_failed_by_the_run_are_not_logged() -> None:
     assert seen == []
 
 
+async def test_a_failed_run_ends_another_run_whose_expectation_it_failed() -> None:
+    transport = ScriptedRealtimeTransport()
+    release = asyncio.Event()
+    caught: list[BaseException] = []
+
+    async def waiting_scenario(ctx: RealtimeScenarioContext) -> None:
+        try:
+            await ctx.expect_call("interrupt")
+        except RuntimeError as error:
+            caught.append(error)
+
+    async def exercise() -> None:
+        await release.wait()
+
+    other = asyncio.ensure_future(
+        transport.run_scenario(scenario=waiting_scenario, exercise=exercise)
+    )
+    await settle()
+
+    def failing_scenario(ctx: RealtimeScenarioContext) -> None:
+        raise RuntimeError("scenario broke")
+
+    with pytest.raises(RuntimeError, match="scenario broke") as info:
+        await transport.run_scenario(scenario=failing_scenario, exercise=forever)
+    release.set()
+
+    # The other run's scenario swallowed the error, yet its run ends with it, as a run
+    # ends with any failed expectation of its own; otherwise it would succeed here.
+    assert await raised_by(other) is info.value
+    assert caught == [info.value]
+
+
 # -- one side finishes first -------------------------------------------------------------
 
 
