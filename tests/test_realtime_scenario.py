@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from agents_testing.errors import (
     IncompleteRealtimeScenarioError,
     RealtimeCallMatcherError,
+    RealtimeThreadError,
     ScriptedRealtimeScenarioCancelledError,
     UnexpectedRealtimeCallError,
 )
@@ -652,6 +653,38 @@ async def test_outside_expectations_failed_by_the_run_are_not_logged() -> None:
     assert seen == []
 
 
+async def test_a_failed_run_ends_another_run_whose_expectation_it_failed() -> None:
+    transport = ScriptedRealtimeTransport()
+    release = asyncio.Event()
+    caught: list[BaseException] = []
+
+    async def waiting_scenario(ctx: RealtimeScenarioContext) -> None:
+        try:
+            await ctx.expect_call("interrupt")
+        except RuntimeError as error:
+            caught.append(error)
+
+    async def exercise() -> None:
+        await release.wait()
+
+    other = asyncio.ensure_future(
+        transport.run_scenario(scenario=waiting_scenario, exercise=exercise)
+    )
+    await settle()
+
+    def failing_scenario(ctx: RealtimeScenarioContext) -> None:
+        raise RuntimeError("scenario broke")
+
+    with pytest.raises(RuntimeError, match="scenario broke") as info:
+        await transport.run_scenario(scenario=failing_scenario, exercise=forever)
+    release.set()
+
+    # The other run's scenario swallowed the error, yet its run ends with it, as a run
+    # ends with any failed expectation of its own; otherwise it would succeed here.
+    assert await raised_by(other) is info.value
+    assert caught == [info.value]
+
+
 # -- one side finishes first -------------------------------------------------------------
 
 
@@ -895,6 +928,140 @@ async def test_transport_state_survives_a_failed_run_and_order_numbers_continue(
         transport.assert_complete()
     assert later.value.pending_expectations == ({"order": 3, "method": "close"},)
     transport.close()
+
+
+# -- calls from other threads ------------------------------------------------------------
+
+
+def check_thread_error(error: BaseException, operation: str) -> None:
+    assert isinstance(error, RealtimeThreadError)
+    assert error.operation == operation
+    message = str(error)
+    assert message.startswith(f"ScriptedRealtimeTransport.{operation}() was called from a thread")
+    assert f"(operation={operation!r}); nothing was recorded" in message
+    assert f"loop.call_soon_threadsafe(transport.{operation}, ...)" in message
+
+
+async def test_a_call_from_another_thread_fails_the_run_and_records_nothing() -> None:
+    transport = ScriptedRealtimeTransport()
+    seen: list[BaseException] = []
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        try:
+            await ctx.expect_call("send_event")
+        except RealtimeThreadError as error:
+            seen.append(error)
+            raise
+
+    async def exercise() -> None:
+        await asyncio.to_thread(transport.send_event, {"type": "ping"})
+
+    error = await raised_by(transport.run_scenario(scenario=scenario, exercise=exercise))
+
+    check_thread_error(error, "send_event")
+    assert seen == [error]  # the pending expectation failed with it, unsettled by the call
+    assert transport.calls == ()
+
+
+async def test_a_run_refuses_other_threads_even_while_no_expectation_is_pending() -> None:
+    # Whether a call is refused must not depend on how far the scenario has got.
+    transport = ScriptedRealtimeTransport()
+
+    async def exercise() -> None:
+        await asyncio.to_thread(transport.interrupt)
+
+    error = await raised_by(
+        transport.run_scenario(scenario=lambda ctx: None, exercise=exercise, timeout=60)
+    )
+
+    check_thread_error(error, "interrupt")
+    assert transport.calls == ()
+
+
+async def test_a_worker_thread_hands_its_call_to_the_loop_with_call_soon_threadsafe() -> None:
+    transport = ScriptedRealtimeTransport()
+    loop = asyncio.get_running_loop()
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("send_event", lambda call: call.event == {"type": "ping"})
+
+    def work() -> str:
+        loop.call_soon_threadsafe(transport.send_event, {"type": "ping"})
+        return "sent"
+
+    async def exercise() -> str:
+        return await asyncio.to_thread(work)
+
+    assert await transport.run_scenario(scenario=scenario, exercise=exercise) == "sent"
+    assert [call.method for call in transport.calls] == ["send_event"]
+
+
+async def test_a_pending_expectation_refuses_a_call_from_a_thread_until_the_loop_makes_it() -> None:
+    transport = ScriptedRealtimeTransport()
+    expected = transport.expect_call("interrupt")
+    refused: list[BaseException] = []
+
+    def worker() -> None:
+        try:
+            transport.interrupt()
+        except RealtimeThreadError as error:
+            refused.append(error)
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    await asyncio.to_thread(thread.join)
+
+    check_thread_error(refused[0], "interrupt")
+    assert not expected.done()
+    assert transport.calls == ()
+    transport.interrupt()
+    assert (await expected).method == "interrupt"
+
+
+async def test_connect_and_close_from_another_thread_change_no_state() -> None:
+    transport = ScriptedRealtimeTransport()
+    changes: list[str] = []
+    transport.on("connection_change", changes.append)
+    connected = transport.expect_call("connect")
+
+    result = await asyncio.to_thread(transport.connect, {"api_key": "k"})
+
+    check_thread_error(await raised_by(result), "connect")
+    assert (transport.status, changes, transport.calls) == ("disconnected", [], ())
+    assert not connected.done()
+    await transport.connect({"api_key": "k"})
+    await connected
+    closed = transport.expect_call("close")
+
+    check_thread_error(await raised_by(asyncio.to_thread(transport.close)), "close")
+    assert (transport.status, changes) == ("connected", ["connecting", "connected"])
+    assert [call.method for call in transport.calls] == ["connect"]
+    assert not closed.done()
+
+
+def test_with_no_run_or_expectation_any_thread_may_record_calls() -> None:
+    transport = ScriptedRealtimeTransport()
+    threads = [
+        threading.Thread(target=transport.send_event, args=({"n": index},)) for index in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert sorted(call.event["n"] for call in transport.calls) == [0, 1, 2, 3]
+
+
+def test_expectations_of_a_finished_event_loop_are_settled_without_a_running_loop() -> None:
+    transport = ScriptedRealtimeTransport()
+
+    async def expect() -> asyncio.Future[Any]:
+        return transport.expect_call("interrupt")
+
+    expected = asyncio.run(expect())
+    transport.interrupt()
+
+    assert expected.result().method == "interrupt"
 
 
 # -- the cancellation rule, for any ordering ----------------------------------------------
