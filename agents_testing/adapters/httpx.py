@@ -8,9 +8,9 @@ client's ``http_client``::
     openai.OpenAI(base_url="http://scripted/v1", api_key="test",
                   http_client=httpx.Client(transport=scripted_transport(model)))
 
-A client reads a ``model_stream`` step's events as the scripted source yields them; for a
-sync client the scripted step runs on an event loop in a thread of its own, kept until the
-response is closed.
+A client reads a ``model_stream`` step's events as the scripted source yields them; a sync
+client's steps run on an event loop in a thread the transport starts at its first sync
+request and stops when the client is closed.
 """
 
 from __future__ import annotations
@@ -48,9 +48,9 @@ _T = TypeVar("_T")
 
 
 class _LoopThread:
-    """An event loop on a thread of its own, for a sync client reading a stream as it comes.
+    """An event loop on a thread of its own, for sync clients reading streams as they come.
 
-    The scripted source may hold objects of the loop it started on, so every step of one
+    The scripted source may hold objects of the loop it started on, so every step of an
     exchange, from the request to the stream's close, runs on this one loop.
     """
 
@@ -61,6 +61,11 @@ class _LoopThread:
             target=self._loop.run_forever, name="agents-testing-wire-stream", daemon=True
         )
         self._thread.start()
+
+    @property
+    def closed(self) -> bool:
+        """Return whether the loop was stopped and closed."""
+        return self._loop.is_closed()
 
     def run(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
         """Run ``coroutine`` on the loop and wait for its result."""
@@ -110,15 +115,11 @@ def _chunk_stream_class(module: Any) -> Any:
                 yield chunk
 
         def close(self) -> None:
-            # The sync client closed the response: stop the scripted stream, then the loop.
+            # The sync client closed the response: stop the scripted stream and its source.
+            # (A transport closed first has closed it while shutting its loop down.)
             runner, self._runner = self._runner, None
-            if runner is None:
-                return
-            try:
-                if self._rest is not None:
-                    runner.run(self._rest.aclose())
-            finally:
-                runner.close()
+            if runner is not None and self._rest is not None and not runner.closed:
+                runner.run(self._rest.aclose())
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             for chunk in self._chunks:
@@ -161,9 +162,24 @@ class ScriptedTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
                 f"ScriptedTransport expects a ScriptedEndpoint, got {type(endpoint).__name__}"
             )
         self.endpoint = endpoint
+        self._lock = threading.Lock()
+        self._runner: _LoopThread | None = None  # the sync requests' loop, started on demand
 
     def __repr__(self) -> str:
         return f"<ScriptedTransport requests={len(self.endpoint.requests)}>"
+
+    def close(self) -> None:
+        """Stop the event loop thread the sync requests ran on; ``httpx.Client`` calls this."""
+        with self._lock:
+            runner, self._runner = self._runner, None
+        if runner is not None:
+            runner.close()
+
+    def _sync_loop(self) -> _LoopThread:
+        with self._lock:
+            if self._runner is None or self._runner.closed:
+                self._runner = _LoopThread()
+            return self._runner
 
     @property
     def requests(self) -> tuple[WireExchange, ...]:
@@ -177,23 +193,17 @@ class ScriptedTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         """Answer one request from a sync client."""
         body = request.read()
-        # A loop of its own even when the caller runs one: a sync client inside async code.
-        runner = _LoopThread()
-        try:
-            response, rest = runner.run(
-                self.endpoint.open_async(
-                    request.method,
-                    request.url.raw_path.decode("ascii"),
-                    request.headers.multi_items(),
-                    body,
-                )
+        # The transport's own loop, even when the caller runs one: a sync client inside async
+        # code. One thread for all requests keeps a sync call's cost near a plain one's.
+        runner = self._sync_loop()
+        response, rest = runner.run(
+            self.endpoint.open_async(
+                request.method,
+                request.url.raw_path.decode("ascii"),
+                request.headers.multi_items(),
+                body,
             )
-        except BaseException:
-            runner.close()
-            raise
-        if rest is None:
-            runner.close()
-            return _response(request, response)  # type: ignore[no-any-return]
+        )
         return _response(request, response, rest, runner)  # type: ignore[no-any-return]
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:

@@ -21,6 +21,7 @@ from agents_testing import (  # noqa: E402 - after the skips above
     model_error,
     model_stream,
 )
+from agents_testing.adapters.httpx import scripted_transport  # noqa: E402
 
 from ._clients import (  # noqa: E402
     Provider,
@@ -570,3 +571,41 @@ def test_closing_a_sync_stream_early_closes_the_scripted_source() -> None:
 
     assert source.produced == ["one"]
     assert closed_on_close
+
+
+def loop_threads() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.name == "agents-testing-wire-stream"}
+
+
+def test_sync_transport_stops_its_loop_thread_when_the_client_closes() -> None:
+    model = ScriptedModel([[assistant_message("one")], [assistant_message("two")]])
+    transport = scripted_transport(model)
+    before = loop_threads()
+    request = {"model": "gpt-test", "input": "hi"}
+
+    with httpx.Client(transport=transport) as client:
+        client.post("http://scripted.invalid/v1/responses", json=request)
+        client.post("http://scripted.invalid/v1/responses", json=request)
+        started = loop_threads() - before
+
+    # One thread served both requests, and closing the client stopped it.
+    assert len(started) == 1
+    assert loop_threads() == before
+    model.assert_complete()
+
+
+def test_sync_transport_serves_again_after_its_client_closed() -> None:
+    model = ScriptedModel([[assistant_message("one")], [assistant_message("two")]])
+    transport = scripted_transport(model)
+    texts: list[str] = []
+
+    for _ in range(2):  # Agno, for one, builds a client per run around the same transport
+        with openai.OpenAI(
+            base_url="http://scripted.invalid/v1",
+            api_key=API_KEY,
+            http_client=httpx.Client(transport=transport),
+        ) as client:
+            texts.append(client.responses.create(model="gpt-test", input="hi").output_text)
+
+    assert texts == ["one", "two"]
+    model.assert_complete()
