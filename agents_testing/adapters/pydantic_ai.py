@@ -286,8 +286,8 @@ def _reusable(messages: list[ModelMessage], before: _Conversion) -> tuple[int, l
     parts = list(chain.from_iterable(held))
     if not all(map(operator.is_, parts, before.parts)):
         return 0, []
-    sources = _sources(parts)
     try:
+        sources = _sources(parts)
         if marshal.dumps(sources) == before.fingerprint:
             return count, sources
     except ValueError:
@@ -304,8 +304,8 @@ def _fingerprint(conversion: _Conversion, fresh: list[ModelMessage], sources: li
     """
     held = list(map(_PARTS, fresh))
     known = len(sources)
-    sources += _sources(list(chain.from_iterable(held)))
     try:
+        sources += _sources(list(chain.from_iterable(held)))
         conversion.fingerprint = marshal.dumps(sources)
     except ValueError:
         # Not plain data (an object kept by identity): fingerprint up to that message only,
@@ -328,7 +328,11 @@ def _fingerprint(conversion: _Conversion, fresh: list[ModelMessage], sources: li
 def _sources(parts: list[Any]) -> list[Any]:
     """Return everything conversion reads from each of ``parts``."""
     readers = map(_SOURCES.__getitem__, map(type, parts))
-    return [read(part) for read, part in zip(readers, parts, strict=True)]
+    try:
+        return [read(part) for read, part in zip(readers, parts, strict=True)]
+    except AttributeError as error:
+        # A part of the caller's own making, without a field its class declares.
+        raise ValueError("a part without all its fields has no fingerprint") from error
 
 
 _PARTS = operator.attrgetter("parts")
@@ -362,7 +366,7 @@ class _Sources(dict[type[Any], Callable[[Any], Any]]):
 def _by_kind(every: Callable[[Any], Any]) -> Callable[[Any], Any]:
     def read(part: Any) -> Any:
         # Other parts are kept as they are: only their kind, which picks the conversion, counts.
-        kind = part.part_kind
+        kind = getattr(part, "part_kind", None)
         return every(part) if kind in _RETRY_KINDS else kind
 
     return read
