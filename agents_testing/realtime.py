@@ -35,6 +35,7 @@ from .errors import (
     IncompleteRealtimeScenarioError,
     RealtimeCallMatcherError,
     RealtimeEventLoopError,
+    RealtimeThreadError,
     RealtimeTransportNotClosedError,
     ScriptedRealtimeConnectionSupersededError,
     ScriptedRealtimeScenarioCancelledError,
@@ -547,6 +548,8 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         self._provisional_generation: int | None = None
         # Runs with a signal or a timeout: each transport call first lets them see a cancel.
         self._watching_runs: list[_ScenarioRun] = []
+        # Every run not decided yet: while there is one, calls must come from its loop's thread.
+        self._active_runs: list[_ScenarioRun] = []
 
     def __repr__(self) -> str:
         return (
@@ -803,6 +806,9 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         the awaitable, which never warns if it is not awaited.
         """
         result = _ConnectResult()
+        result.error = self._thread_error("connect")
+        if result.error is not None:
+            return result
         self._generation += 1
         generation = self._generation
         self.status = "connecting"
@@ -886,6 +892,9 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         """
         if self.status == "disconnected":
             return
+        thread_error = self._thread_error("close")
+        if thread_error is not None:
+            raise thread_error
         established = (
             self.status == "connected" and self._provisional_generation != self._generation
         )
@@ -974,6 +983,10 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         dropped. The failed expectation's future is marked retrieved here because the error
         is raised to the caller now, unless ``rejected`` collects it for a later raise.
         """
+        if self._active_runs or self._expectations:
+            thread_error = self._thread_error(call.method)
+            if thread_error is not None:
+                raise thread_error
         if self._watching_runs:
             for run in tuple(self._watching_runs):
                 # An abort or timeout that came before this call ends the run before the call
@@ -994,6 +1007,28 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
                 raise error
         if failure is not None:
             raise failure
+
+    def _thread_error(self, operation: str) -> RealtimeThreadError | None:
+        """Return the error for a call off the thread of the loop that the call would touch.
+
+        A call settles the oldest pending expectation and lets active runs look at their
+        signal and clock, all bound to one event loop; only that loop's thread may do so.
+        """
+        if self._active_runs:
+            loop = self._active_runs[0].loop
+        elif self._expectations:
+            loop = self._expectations[0].future.get_loop()
+        else:
+            return None  # nothing bound to a loop: any thread may record a call
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        # A loop that is not running (futures left from a finished asyncio.run) belongs to
+        # no thread: settling its futures from here is what the call did before threads.
+        if running is loop or not loop.is_running():
+            return None
+        return RealtimeThreadError(operation)
 
     def _take_failure(self, method: str) -> BaseException | None:
         queue = self._failures.get(method)
@@ -1177,6 +1212,8 @@ class _ScenarioRun:
         self._poll: asyncio.TimerHandle | None = None
         self._signal: object = None
         self._deadline: float | None = None
+        # Active from here: run_scenario ends the run (in close()) whatever start() does.
+        transport._active_runs.append(self)  # pyright: ignore[reportPrivateUsage]
 
     def start(
         self,
@@ -1359,6 +1396,7 @@ class _ScenarioRun:
         if not self.active:
             return False
         self.active = False
+        self.transport._active_runs.remove(self)  # pyright: ignore[reportPrivateUsage]
         self._stop_watching()
         return True
 

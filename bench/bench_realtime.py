@@ -210,7 +210,7 @@ def scenario_row(repeats: int, expectations: int) -> Row:
     return compare(
         GROUP,
         f"run_scenario with {expectations} expect_call matchers (per run)",
-        "the same calls checked by hand from transport.calls",
+        "the same calls, timeout and checks by hand from transport.calls",
         scenario_run,
         by_hand,
         repeats=repeats,

@@ -206,7 +206,8 @@ class ScriptedPydanticAIModel(Model):
     ) -> tuple[ModelRequest, _Conversion]:
         """Build the core request, converting only what the last call did not send."""
         conversion = _convert(messages, self._history, self.scripted_model)
-        return _core_request(messages, conversion.items, settings, parameters), conversion
+        request = _core_request(conversion.messages, conversion.items, settings, parameters)
+        return request, conversion
 
     def _remember(self, conversion: _Conversion, recorded: ModelRequest) -> None:
         """Keep ``conversion`` for the next call, with the items the core recorded for it."""
@@ -225,8 +226,8 @@ class _Conversion:
     pydantic-ai sends the whole history on every call: the same message objects, plus the
     few the last step added. For the first ``len(sizes)`` messages, ``sizes`` holds how many
     parts each held, ``parts`` those part objects and ``fingerprint`` the ``marshal`` bytes of
-    everything conversion read from them: marshal writes exact types, values and key order,
-    so messages that are the same objects, holding the same parts with the same bytes,
+    everything conversion read from them: marshal writes exact types, values, key order and
+    sharing, so messages that are the same objects, holding the same parts with the same bytes,
     convert to equal items, and the next call takes them from ``recorded`` (the items the core
     recorded for this call). Being the record's own objects, the core also shares them by
     identity instead of comparing their contents again.
@@ -285,9 +286,9 @@ def _reusable(messages: list[ModelMessage], before: _Conversion) -> tuple[int, l
     parts = list(chain.from_iterable(held))
     if not all(map(operator.is_, parts, before.parts)):
         return 0, []
-    sources = _sources(parts)
     try:
-        if marshal.dumps(sources, 0) == before.fingerprint:
+        sources = _sources(parts)
+        if marshal.dumps(sources) == before.fingerprint:
             return count, sources
     except ValueError:
         pass
@@ -295,32 +296,43 @@ def _reusable(messages: list[ModelMessage], before: _Conversion) -> tuple[int, l
 
 
 def _fingerprint(conversion: _Conversion, fresh: list[ModelMessage], sources: list[Any]) -> None:
-    """Fingerprint ``fresh`` after what ``conversion`` already reused (read as ``sources``)."""
+    """Fingerprint ``fresh`` after what ``conversion`` already reused (read as ``sources``).
+
+    marshal's current format marks an object as shared by its reference count, so ``sources``
+    is extended in place: what it holds is referenced by that list only, as in ``_reusable``,
+    and unchanged parts give the same bytes at every call.
+    """
     held = list(map(_PARTS, fresh))
-    parts = list(chain.from_iterable(held))
+    known = len(sources)
     try:
-        conversion.fingerprint = marshal.dumps(sources + _sources(parts), 0)
+        sources += _sources(list(chain.from_iterable(held)))
+        conversion.fingerprint = marshal.dumps(sources)
     except ValueError:
         # Not plain data (an object kept by identity): fingerprint up to that message only,
         # and convert the rest on every call.
+        del sources[known:]
         kept: list[list[Any]] = []
         for message_parts in held:
             try:
-                marshal.dumps(_sources(message_parts), 0)
+                marshal.dumps(_sources(message_parts))
             except ValueError:
                 break
             kept.append(message_parts)
         held = kept
-        parts = list(chain.from_iterable(held))
-        conversion.fingerprint = marshal.dumps(sources + _sources(parts), 0)
+        sources += _sources(list(chain.from_iterable(held)))
+        conversion.fingerprint = marshal.dumps(sources)
     conversion.sizes += map(len, held)
-    conversion.parts += parts
+    conversion.parts += chain.from_iterable(held)
 
 
 def _sources(parts: list[Any]) -> list[Any]:
     """Return everything conversion reads from each of ``parts``."""
     readers = map(_SOURCES.__getitem__, map(type, parts))
-    return [read(part) for read, part in zip(readers, parts, strict=True)]
+    try:
+        return [read(part) for read, part in zip(readers, parts, strict=True)]
+    except AttributeError as error:
+        # A part of the caller's own making, without a field its class declares.
+        raise ValueError("a part without all its fields has no fingerprint") from error
 
 
 _PARTS = operator.attrgetter("parts")
@@ -354,7 +366,7 @@ class _Sources(dict[type[Any], Callable[[Any], Any]]):
 def _by_kind(every: Callable[[Any], Any]) -> Callable[[Any], Any]:
     def read(part: Any) -> Any:
         # Other parts are kept as they are: only their kind, which picks the conversion, counts.
-        kind = part.part_kind
+        kind = getattr(part, "part_kind", None)
         return every(part) if kind in _RETRY_KINDS else kind
 
     return read
@@ -391,7 +403,8 @@ def _core_request(
         model_settings=dict(settings or {}),
         tools=list(parameters.function_tools),
         output_type=output_type,
-        extra={"messages": list(messages), "model_request_parameters": parameters},
+        # The core records a copy of this list.
+        extra={"messages": messages, "model_request_parameters": parameters},
     )
 
 

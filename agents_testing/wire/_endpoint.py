@@ -425,12 +425,13 @@ class ScriptedEndpoint:
                 for chunk in encoder.fail(status, message, error_type, code):
                     yield chunk
         except BaseException as error:
-            # Cancelled, or the client went away mid-stream (the generator was closed).
+            # Answered with an HTTP error instead, cancelled, or closed by a client that
+            # stopped reading: close the source, a close error only noted on what propagates.
             await close_source(events.aclose, error)
             raise
-        # Only an exchange refused midway leaves the source open (a stream read to its end
-        # has closed it, a close error becoming its failure event). That refusal is recorded
-        # and is the answer; the close error must not replace it.
+        # A stream read to its end has closed its source (a close error became its failure
+        # event); one refused midway has not. The refusal is recorded and already sent, so a
+        # close error must not replace it.
         with contextlib.suppress(Exception):
             await events.aclose()
 

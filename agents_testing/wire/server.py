@@ -52,9 +52,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(payload)
             self.wfile.flush()
             return
-        self.send_header("transfer-encoding", "chunked")
-        self.end_headers()
         try:
+            self.send_header("transfer-encoding", "chunked")
+            self.end_headers()
             for chunk in response.chunks:
                 self._write_chunk(chunk)
             if rest is not None:

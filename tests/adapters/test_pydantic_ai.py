@@ -7,6 +7,7 @@ import pytest
 pytest.importorskip("pydantic_ai")
 
 import copy
+import dataclasses
 import subprocess
 import sys
 import textwrap
@@ -873,6 +874,40 @@ async def test_a_part_that_is_not_plain_data_is_converted_on_every_call() -> Non
     assert first[0]["content"][0] == {"type": "input_text", "text": "Look:"}
     assert second[0]["content"] == [{"type": "input_text", "text": "Look again:"}, image]
     assert second[1] == assistant_message("A cat.")
+
+
+async def test_a_part_of_the_callers_own_making_is_kept_on_every_call() -> None:
+    @dataclasses.dataclass
+    class Note:  # a field left unset, and a kind whose fields a fingerprint would read
+        text: str
+        seen: int = dataclasses.field(init=False)
+        part_kind: str = "retry-prompt"
+
+    @dataclasses.dataclass
+    class Marker:  # no part_kind, every field set
+        text: str
+
+    model = ScriptedModel([[assistant_message("ok")] for _ in range(2)])
+    adapter = pydantic_ai_model(model)
+    note, marker = Note("a"), Marker("b")
+    messages: list[ModelMessage] = [
+        PydanticModelRequest(parts=[UserPromptPart("Hi.")]),
+        PydanticModelResponse(parts=[cast_any(marker), cast_any(note)]),
+    ]
+
+    await send(adapter, messages)
+    messages.append(PydanticModelRequest(parts=[UserPromptPart("More.")]))
+    await send(adapter, messages)
+
+    first, second = (call.request.input for call in model.calls)
+    assert first[1] is marker
+    assert first[2] is note
+    assert second[1:3] == [marker, note]
+    assert second[3] == {"type": "message", "role": "user", "content": "More."}
+
+
+def cast_any(value: object) -> Any:
+    return value
 
 
 @st.composite

@@ -21,6 +21,7 @@ from agents_testing import (  # noqa: E402 - after the skips above
     model_error,
     model_stream,
 )
+from agents_testing.adapters.httpx import scripted_transport  # noqa: E402
 
 from ._clients import (  # noqa: E402
     Provider,
@@ -480,16 +481,37 @@ def test_in_process_transport_opens_no_socket(monkeypatch: pytest.MonkeyPatch) -
 # -- exact streams go out as their events come ---------------------------------------------
 
 
-async def test_exact_stream_reaches_the_client_before_it_ends(mode: str) -> None:
-    gate = threading.Event()
+def gated_stream(gate: threading.Event) -> ScriptedModel:
+    """Script a stream whose second delta waits until the client has read the first."""
 
     async def events() -> Any:
         yield {"type": "output_text_delta", "item_id": None, "delta": "before"}
-        # Waits until the client has read the first delta; a hang guard, not a timing bound.
+        # A hang guard, not a timing bound: the client sets the gate at once.
         seen = await asyncio.to_thread(gate.wait, 30)
         yield {"type": "output_text_delta", "item_id": None, "delta": "after" if seen else "?"}
 
-    model = ScriptedModel([model_stream(events())])
+    return ScriptedModel([model_stream(events())])
+
+
+def test_exact_stream_reaches_a_sync_client_before_it_ends(mode: str) -> None:
+    gate = threading.Event()
+    model = gated_stream(gate)
+    deltas: list[str] = []
+
+    with sync_client(model, mode) as (client, endpoint):
+        for event in client.responses.create(model="gpt-test", input="hi", stream=True):
+            if event.type == "response.output_text.delta":
+                deltas.append(event.delta)
+                gate.set()
+
+    assert deltas == ["before", "after"]
+    assert statuses(endpoint) == [200]
+    model.assert_complete()
+
+
+async def test_exact_stream_reaches_an_async_client_before_it_ends(mode: str) -> None:
+    gate = threading.Event()
+    model = gated_stream(gate)
     deltas: list[str] = []
 
     async with async_client(model, mode) as (client, endpoint):
@@ -503,19 +525,25 @@ async def test_exact_stream_reaches_the_client_before_it_ends(mode: str) -> None
     model.assert_complete()
 
 
-async def test_closing_the_stream_early_closes_the_scripted_source() -> None:
-    produced: list[str] = []
-    closed: list[bool] = []
+class ThreeDeltas:
+    """A scripted stream source that records what it produced and its close."""
 
-    async def events() -> Any:
+    def __init__(self) -> None:
+        self.produced: list[str] = []
+        self.closed = False
+
+    async def events(self) -> Any:
         try:
             for text in ("one", "two", "three"):
-                produced.append(text)
+                self.produced.append(text)
                 yield {"type": "output_text_delta", "item_id": None, "delta": text}
         finally:
-            closed.append(True)
+            self.closed = True
 
-    model = ScriptedModel([model_stream(events())])
+
+async def test_closing_an_async_stream_early_closes_the_scripted_source() -> None:
+    source = ThreeDeltas()
+    model = ScriptedModel([model_stream(source.events())])
 
     async with async_client(model, "transport") as (client, _):
         stream = await client.responses.create(model="gpt-test", input="hi", stream=True)
@@ -525,5 +553,59 @@ async def test_closing_the_stream_early_closes_the_scripted_source() -> None:
         await stream.close()
 
     # The rest of the script never ran: the client's close reached the source.
-    assert produced == ["one"]
-    assert closed == [True]
+    assert source.produced == ["one"]
+    assert source.closed
+
+
+def test_closing_a_sync_stream_early_closes_the_scripted_source() -> None:
+    source = ThreeDeltas()
+    model = ScriptedModel([model_stream(source.events())])
+
+    with sync_client(model, "transport") as (client, _):
+        stream = client.responses.create(model="gpt-test", input="hi", stream=True)
+        for event in stream:
+            if event.type == "response.output_text.delta":
+                break
+        stream.close()
+        closed_on_close = source.closed
+
+    assert source.produced == ["one"]
+    assert closed_on_close
+
+
+def loop_threads() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.name == "agents-testing-wire-stream"}
+
+
+def test_sync_transport_stops_its_loop_thread_when_the_client_closes() -> None:
+    model = ScriptedModel([[assistant_message("one")], [assistant_message("two")]])
+    transport = scripted_transport(model)
+    before = loop_threads()
+    request = {"model": "gpt-test", "input": "hi"}
+
+    with httpx.Client(transport=transport) as client:
+        client.post("http://scripted.invalid/v1/responses", json=request)
+        client.post("http://scripted.invalid/v1/responses", json=request)
+        started = loop_threads() - before
+
+    # One thread served both requests, and closing the client stopped it.
+    assert len(started) == 1
+    assert loop_threads() == before
+    model.assert_complete()
+
+
+def test_sync_transport_serves_again_after_its_client_closed() -> None:
+    model = ScriptedModel([[assistant_message("one")], [assistant_message("two")]])
+    transport = scripted_transport(model)
+    texts: list[str] = []
+
+    for _ in range(2):  # Agno, for one, builds a client per run around the same transport
+        with openai.OpenAI(
+            base_url="http://scripted.invalid/v1",
+            api_key=API_KEY,
+            http_client=httpx.Client(transport=transport),
+        ) as client:
+            texts.append(client.responses.create(model="gpt-test", input="hi").output_text)
+
+    assert texts == ["one", "two"]
+    model.assert_complete()
