@@ -17,6 +17,7 @@ from .errors import InvalidScriptedSandboxStepError as InvalidScriptedSandboxSte
 from .errors import InvalidScriptedSandboxStepReason as InvalidScriptedSandboxStepReason
 from .errors import RealtimeCallMatcherError as RealtimeCallMatcherError
 from .errors import RealtimeEventLoopError as RealtimeEventLoopError
+from .errors import RealtimeThreadError as RealtimeThreadError
 from .errors import RealtimeTransportNotClosedError as RealtimeTransportNotClosedError
 from .errors import SandboxCallMatcherError as SandboxCallMatcherError
 from .errors import ScriptedHTTPError as ScriptedHTTPError
@@ -175,6 +176,7 @@ __all__ = [
     "RealtimeTransportCall",
     "RealtimeTransportMethod",
     "RealtimeEventLoopError",
+    "RealtimeThreadError",
     "RealtimeTransportNotClosedError",
     "RecordedConnectOptions",
     "RecordedModelCall",

@@ -32,6 +32,8 @@ T = TypeVar("T")
 # them. Other atomic kinds (floats aside) match only the very same object.
 _BY_VALUE: frozenset[type] = frozenset({str, int, bool, bytes, type(None)})
 _PLAIN: frozenset[type] = frozenset({dict, list, tuple})
+# What match() compares by value or looks into; anything else matches only itself.
+_COMPARED: frozenset[type] = _BY_VALUE | _CONTAINERS | {float}
 _MISSING: Any = object()
 _values: Callable[[dict[Any, Any]], Iterable[Any]] = dict.values  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
 # Below this many items, a run that failed to match in bulk is walked item by item.
@@ -95,7 +97,14 @@ class _Sharing:
         found = self.memo.get(id(new), _MISSING)
         if found is not _MISSING:
             return found
-        if self.match([new], [old]):
+        if kind is list and _COMPARED.isdisjoint(map(type, new)) and not _same_objects(new, old):
+            # Only objects kept by identity, not all the same as before (tools built anew for
+            # every call): nothing can match, so copy it without comparing.
+            new_list: list[Any] = list(new)
+            self.memo[id(new)] = new_list
+            return new_list
+        # A list of another length (a growing conversation) cannot match as a whole.
+        if not (kind is list and _resized(new, old)) and self.match([new], [old]):
             return old
         if kind is dict and type(old) is dict:
             # The dict changed, but most of its values may not have: share those.
@@ -112,7 +121,7 @@ class _Sharing:
         if kind is list and type(old) is list:
             # A growing conversation: the items the two lists have in common, position by
             # position, are matched as one run; the rest is new.
-            new_list: list[Any] = []
+            new_list = []
             self.memo[id(new)] = new_list
             old_list: list[Any] = old  # pyright: ignore[reportUnknownVariableType]
             known = min(len(new), len(old_list))
@@ -227,8 +236,25 @@ class _Sharing:
             not self.memo.keys().isdisjoint(seen) or not self.claimed.isdisjoint(map(id, old_parts))
         ):
             return False
-        self.pending.append((new_parts, old_parts, seen))
+        if new_parts:  # a match by identity alone has nothing to record
+            self.pending.append((new_parts, old_parts, seen))
         return True
+
+
+def _resized(new: list[Any], old: object) -> bool:
+    """Return whether ``old`` is a list of another length than ``new``."""
+    if type(old) is not list:
+        return False
+    olds: list[Any] = old  # pyright: ignore[reportUnknownVariableType]
+    return len(olds) != len(new)
+
+
+def _same_objects(new: list[Any], old: object) -> bool:
+    """Return whether ``old`` is a list of the very objects ``new`` holds."""
+    if type(old) is not list:
+        return False
+    olds: list[Any] = old  # pyright: ignore[reportUnknownVariableType]
+    return len(olds) == len(new) and all(map(operator.is_, new, olds))
 
 
 def _same_keys(keys: list[Any], old_keys: list[Any]) -> bool:

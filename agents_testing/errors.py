@@ -20,6 +20,7 @@ __all__ = [
     "InvalidScriptedSandboxStepReason",
     "RealtimeCallMatcherError",
     "RealtimeEventLoopError",
+    "RealtimeThreadError",
     "RealtimeTransportNotClosedError",
     "SandboxCallMatcherError",
     "ScriptedHTTPError",
@@ -631,6 +632,29 @@ class RealtimeEventLoopError(_StructuredError, RuntimeError):
             "tasks, so run this code on asyncio: in a script, asyncio.run(main()); with "
             "pytest-asyncio, mark the test @pytest.mark.asyncio; with anyio, run the test on "
             'the asyncio backend (an anyio_backend fixture that returns "asyncio").'
+        )
+
+
+class RealtimeThreadError(_StructuredError, RuntimeError):
+    """A transport call came from a thread other than the one running the transport's loop.
+
+    While a ``run_scenario`` runs or an expectation is pending, a call settles asyncio
+    futures, which only the thread running their event loop may do. ``operation`` is the
+    transport method that was called; nothing was recorded.
+    """
+
+    _fields = ("operation",)
+
+    def __init__(self, operation: str) -> None:
+        self.operation = operation
+        super().__init__(
+            f"ScriptedRealtimeTransport.{operation}() was called from a thread that does not "
+            "run the event loop of the transport's scenario run or pending expectations "
+            f"(operation={operation!r}); nothing was recorded. Asyncio futures may only be "
+            "settled on their event loop's thread, so make the call there: from the worker "
+            f"thread, loop.call_soon_threadsafe(transport.{operation}, ...) with the loop the "
+            "test runs on, or return to the loop first (await asyncio.to_thread(work), then "
+            "call the transport)."
         )
 
 

@@ -35,6 +35,7 @@ from .errors import (
     IncompleteRealtimeScenarioError,
     RealtimeCallMatcherError,
     RealtimeEventLoopError,
+    RealtimeThreadError,
     RealtimeTransportNotClosedError,
     ScriptedRealtimeConnectionSupersededError,
     ScriptedRealtimeScenarioCancelledError,
@@ -406,12 +407,14 @@ class _ConnectResult:
         return f"<ScriptedRealtimeTransport connect result: {state}>"
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _Expectation:
     order: int
     method: str
     matcher: Callable[[Any], object] | None
     future: asyncio.Future[Any]
+    # The scenario run whose ``ctx.expect_call`` made it: a rejection of the future ends it.
+    owner: _ScenarioRun | None = None
 
 
 @dataclass(eq=False)
@@ -545,6 +548,8 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         self._provisional_generation: int | None = None
         # Runs with a signal or a timeout: each transport call first lets them see a cancel.
         self._watching_runs: list[_ScenarioRun] = []
+        # Every run not decided yet: while there is one, calls must come from its loop's thread.
+        self._active_runs: list[_ScenarioRun] = []
 
     def __repr__(self) -> str:
         return (
@@ -629,13 +634,19 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
 
     def _expect(self, method: str, matcher: Callable[[Any], object] | None) -> asyncio.Future[Any]:
         _check_method("expect_call", method)
+        return self._add_expectation(method, matcher, None)
+
+    def _add_expectation(
+        self, method: str, matcher: Callable[[Any], object] | None, owner: _ScenarioRun | None
+    ) -> asyncio.Future[Any]:
+        """Register an expectation of a checked ``method``; ``owner`` is the run that made it."""
         if matcher is not None and not callable(matcher):
             raise TypeError(
                 "ScriptedRealtimeTransport.expect_call() matcher must be callable or None, "
                 f"got {type(matcher).__name__}."
             )
         loop = _running_loop("expect_call")
-        expectation = _Expectation(self._next_order, method, matcher, loop.create_future())
+        expectation = _Expectation(self._next_order, method, matcher, loop.create_future(), owner)
         self._next_order += 1
         if self._unconsumed:
             self._settle(expectation, self._unconsumed.popleft())
@@ -795,6 +806,9 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         the awaitable, which never warns if it is not awaited.
         """
         result = _ConnectResult()
+        result.error = self._thread_error("connect")
+        if result.error is not None:
+            return result
         self._generation += 1
         generation = self._generation
         self.status = "connecting"
@@ -878,6 +892,9 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         """
         if self.status == "disconnected":
             return
+        thread_error = self._thread_error("close")
+        if thread_error is not None:
+            raise thread_error
         established = (
             self.status == "connected" and self._provisional_generation != self._generation
         )
@@ -966,13 +983,18 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         dropped. The failed expectation's future is marked retrieved here because the error
         is raised to the caller now, unless ``rejected`` collects it for a later raise.
         """
-        for run in tuple(self._watching_runs):
-            # An abort or timeout that came before this call ends the run before the call
-            # can settle one of its expectations.
-            run.cancel_if_due()
-        failure = self._take_failure(call.method)
+        if self._active_runs or self._expectations:
+            thread_error = self._thread_error(call.method)
+            if thread_error is not None:
+                raise thread_error
+        if self._watching_runs:
+            for run in tuple(self._watching_runs):
+                # An abort or timeout that came before this call ends the run before the call
+                # can settle one of its expectations.
+                run.cancel_if_due()
+        failure = self._take_failure(call.method) if self._failures else None
         self._calls.append(call)
-        expectation = self._next_expectation()
+        expectation = self._next_expectation() if self._expectations else None
         if expectation is None:
             self._unconsumed.append(call)
         else:
@@ -985,6 +1007,28 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
                 raise error
         if failure is not None:
             raise failure
+
+    def _thread_error(self, operation: str) -> RealtimeThreadError | None:
+        """Return the error for a call off the thread of the loop that the call would touch.
+
+        A call settles the oldest pending expectation and lets active runs look at their
+        signal and clock, all bound to one event loop; only that loop's thread may do so.
+        """
+        if self._active_runs:
+            loop = self._active_runs[0].loop
+        elif self._expectations:
+            loop = self._expectations[0].future.get_loop()
+        else:
+            return None  # nothing bound to a loop: any thread may record a call
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        # A loop that is not running (futures left from a finished asyncio.run) belongs to
+        # no thread: settling its futures from here is what the call did before threads.
+        if running is loop or not loop.is_running():
+            return None
+        return RealtimeThreadError(operation)
 
     def _take_failure(self, method: str) -> BaseException | None:
         queue = self._failures.get(method)
@@ -1023,6 +1067,7 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
             rejection.__cause__ = error
             self._violations.append(rejection)
         if not future.done():
+            _notify_owner(expectation, error)
             future.set_exception(error)
         return error
 
@@ -1064,6 +1109,7 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         expectations, self._expectations = self._expectations, deque()
         for expectation in expectations:
             if not expectation.future.done():
+                _notify_owner(expectation, error)
                 expectation.future.set_exception(error)
                 _mark_retrieved(expectation.future)
 
@@ -1134,6 +1180,20 @@ async def _cancel_and_wait(tasks: Sequence[asyncio.Task[Any]]) -> None:
         raise cancelled
 
 
+def _notify_owner(expectation: _Expectation, error: BaseException) -> None:
+    """Schedule the owning run's reaction to ``expectation`` failing with ``error``.
+
+    Called just before the future is failed, so the run reacts before whoever awaits the
+    future, as a done callback registered with the expectation would. A done callback on
+    every owned future would cost a loop callback for each fulfilled expectation too, and
+    only a rejection can change the run.
+    """
+    owner = expectation.owner
+    if owner is not None:
+        reaction = owner._on_owned_rejected  # pyright: ignore[reportPrivateUsage]
+        owner.loop.call_soon(reaction, expectation.future, error)
+
+
 class _ScenarioRun:
     """The state of one ``run_scenario`` call; callbacks decide the outcome as sides settle."""
 
@@ -1152,6 +1212,8 @@ class _ScenarioRun:
         self._poll: asyncio.TimerHandle | None = None
         self._signal: object = None
         self._deadline: float | None = None
+        # Active from here: run_scenario ends the run (in close()) whatever start() does.
+        transport._active_runs.append(self)  # pyright: ignore[reportPrivateUsage]
 
     def start(
         self,
@@ -1204,8 +1266,9 @@ class _ScenarioRun:
                     )
                 )
             return future
-        future = self.transport._expect(method, matcher)  # pyright: ignore[reportPrivateUsage]
-        future.add_done_callback(self._on_owned_done)
+        future = self.transport._add_expectation(  # pyright: ignore[reportPrivateUsage]
+            method, matcher, self
+        )
         self.owned.append(future)
         if self.exercise_finished:
             self._fail_if_incomplete()
@@ -1235,8 +1298,11 @@ class _ScenarioRun:
     def cancel_if_due(self) -> bool:
         """Cancel the run if its signal is aborted or its timeout elapsed; say if it is over."""
         if self.active:
+            signal = self._signal
             try:
-                due = is_aborted(self._signal) or (
+                # Every transport call and expectation of the run comes here: skip the call
+                # to is_aborted() when there is no signal.
+                due = (signal is not None and is_aborted(signal)) or (
                     self._deadline is not None and self.loop.time() >= self._deadline
                 )
             except Exception as error:  # a signal whose state cannot be read ends the run
@@ -1273,11 +1339,9 @@ class _ScenarioRun:
             # that it waits for calls the exercise will never make.
             self._fail_if_incomplete()
 
-    def _on_owned_done(self, future: asyncio.Future[Any]) -> None:
-        if future.cancelled():
-            return
-        error = future.exception()  # also marks an owned rejection as handled
-        if error is not None and not self.cancel_if_due():
+    def _on_owned_rejected(self, future: asyncio.Future[Any], error: BaseException) -> None:
+        _mark_retrieved(future)  # the run raises the error itself
+        if not self.cancel_if_due():
             self.terminate(error)
 
     def _fail_if_incomplete(self) -> None:
@@ -1332,6 +1396,7 @@ class _ScenarioRun:
         if not self.active:
             return False
         self.active = False
+        self.transport._active_runs.remove(self)  # pyright: ignore[reportPrivateUsage]
         self._stop_watching()
         return True
 

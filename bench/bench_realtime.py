@@ -191,19 +191,26 @@ def scenario_row(repeats: int, expectations: int) -> Row:
     def by_hand() -> float:
         transport = ScriptedRealtimeTransport()
 
-        async def go() -> None:
+        async def exercise() -> None:
             for index in range(expectations):
                 transport.send_event({"type": "bench", "n": index})
                 await asyncio.sleep(0)
+
+        async def go() -> None:
+            # The checks the scenario makes, written out: the same timeout, then every call's
+            # method and payload, in order, and no call left over.
+            await asyncio.wait_for(exercise(), timeout=30)
             calls: Any = transport.calls
-            assert [call.event["n"] for call in calls] == list(range(expectations))
+            assert [(call.method, call.event["n"]) for call in calls] == [
+                ("send_event", index) for index in range(expectations)
+            ]
 
         return cpu_seconds_async(go)
 
     return compare(
         GROUP,
         f"run_scenario with {expectations} expect_call matchers (per run)",
-        "the same calls checked by hand from transport.calls",
+        "the same calls, timeout and checks by hand from transport.calls",
         scenario_run,
         by_hand,
         repeats=repeats,

@@ -18,6 +18,7 @@ from agents_testing.errors import (
     InvalidScriptedSandboxStepError,
     RealtimeCallMatcherError,
     RealtimeEventLoopError,
+    RealtimeThreadError,
     RealtimeTransportNotClosedError,
     SandboxCallMatcherError,
     ScriptedHTTPError,
@@ -507,6 +508,18 @@ EXAMPLES = [
         id="realtime-needs-asyncio",
     ),
     pytest.param(
+        RealtimeThreadError("send_audio"),
+        {"operation": "send_audio"},
+        "ScriptedRealtimeTransport.send_audio() was called from a thread that does not run "
+        "the event loop of the transport's scenario run or pending expectations "
+        "(operation='send_audio'); nothing was recorded. Asyncio futures may only be settled "
+        "on their event loop's thread, so make the call there: from the worker thread, "
+        "loop.call_soon_threadsafe(transport.send_audio, ...) with the loop the test runs on, "
+        "or return to the loop first (await asyncio.to_thread(work), then call the "
+        "transport).",
+        id="realtime-wrong-thread",
+    ),
+    pytest.param(
         UnscriptedAgentError("Weather", "no_script", 2, ("Triage", "Summary")),
         {
             "agent_name": "Weather",
@@ -600,6 +613,7 @@ ALL_ERROR_CLASSES = {
     RealtimeTransportNotClosedError,
     ScriptedRealtimeConnectionSupersededError,
     RealtimeEventLoopError,
+    RealtimeThreadError,
     InvalidRealtimeEventError,
     UnscriptedAgentError,
     ScriptedHTTPError,
@@ -696,6 +710,7 @@ def test_fresh_error_has_no_traceback_even_after_a_raise() -> None:
         (RealtimeTransportNotClosedError, AssertionError),
         (ScriptedRealtimeConnectionSupersededError, Exception),
         (RealtimeEventLoopError, RuntimeError),
+        (RealtimeThreadError, RuntimeError),
         (InvalidRealtimeEventError, ValueError),
         (UnscriptedAgentError, AssertionError),
     ],

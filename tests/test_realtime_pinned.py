@@ -18,6 +18,7 @@ from agents_testing.errors import (
 )
 from agents_testing.realtime import (
     RealtimeScenarioContext,
+    RealtimeTransportMethod,
     RequestResponseCall,
     ScriptedRealtimeTransport,
 )
@@ -33,6 +34,17 @@ def only_this_task_is_left() -> bool:
 
 
 # -- off() ---------------------------------------------------------------------------------
+
+
+def listening(once: bool = False) -> tuple[ScriptedRealtimeTransport, list[str]]:
+    """Return a new transport with ``seen.append`` listening to "audio", and ``seen``."""
+    transport = ScriptedRealtimeTransport()
+    seen: list[str] = []
+    if once:
+        transport.once("audio", seen.append)
+    else:
+        transport.on("audio", seen.append)
+    return transport, seen
 
 
 def test_off_removes_only_the_most_recent_of_several_registrations() -> None:
@@ -56,9 +68,7 @@ def test_off_removes_only_the_most_recent_of_several_registrations() -> None:
 
 
 def test_off_of_the_last_listener_leaves_the_event_without_listeners() -> None:
-    transport = ScriptedRealtimeTransport()
-    seen: list[str] = []
-    transport.on("audio", seen.append)
+    transport, seen = listening()
 
     transport.off("audio", seen.append)
 
@@ -71,9 +81,7 @@ def test_off_of_the_last_listener_leaves_the_event_without_listeners() -> None:
 
 
 def test_off_for_an_event_or_listener_never_registered_changes_nothing() -> None:
-    transport = ScriptedRealtimeTransport()
-    seen: list[str] = []
-    transport.on("audio", seen.append)
+    transport, seen = listening()
 
     assert transport.off("never_registered", seen.append) is transport
     assert transport.off("audio", print) is transport
@@ -83,9 +91,7 @@ def test_off_for_an_event_or_listener_never_registered_changes_nothing() -> None
 
 
 def test_off_with_a_once_listener_removes_it_before_it_fires() -> None:
-    transport = ScriptedRealtimeTransport()
-    seen: list[str] = []
-    transport.once("audio", seen.append)
+    transport, seen = listening(once=True)
 
     transport.off("audio", seen.append)
 
@@ -255,23 +261,27 @@ def raise_on_disconnected(status: str) -> None:
         raise RuntimeError("listener broke on disconnected")
 
 
-async def test_a_failed_connect_raises_its_own_error_past_a_failing_disconnected_listener() -> None:
+def failing_on_disconnected(method: RealtimeTransportMethod) -> ScriptedRealtimeTransport:
+    """Return a new transport whose next ``method`` call fails, with a breaking listener."""
     transport = ScriptedRealtimeTransport()
     transport.on("connection_change", raise_on_disconnected)
-    transport.fail_next_call("connect", ConnectionError("handshake refused"))
+    transport.fail_next_call(method, ConnectionError(f"{method} refused"))
+    return transport
+
+
+async def test_a_failed_connect_raises_its_own_error_past_a_failing_disconnected_listener() -> None:
+    transport = failing_on_disconnected("connect")
 
     result = transport.connect({"model": "m"})
 
-    with pytest.raises(ConnectionError, match="handshake refused"):
+    with pytest.raises(ConnectionError, match="connect refused"):
         await result
     assert transport.status == "disconnected"
 
 
 def test_a_failed_close_raises_its_own_error_past_a_failing_disconnected_listener() -> None:
-    transport = ScriptedRealtimeTransport()
+    transport = failing_on_disconnected("close")
     transport.status = "connecting"  # not established, so a failed close ends disconnected
-    transport.on("connection_change", raise_on_disconnected)
-    transport.fail_next_call("close", ConnectionError("close refused"))
 
     with pytest.raises(ConnectionError, match="close refused"):
         transport.close()
@@ -326,9 +336,7 @@ async def test_the_connect_result_repr_says_how_the_connect_ended() -> None:
 
 
 def test_a_listener_registered_for_one_event_is_not_called_for_another() -> None:
-    transport = ScriptedRealtimeTransport()
-    seen: list[str] = []
-    transport.on("audio", seen.append)
+    transport, seen = listening()
 
     assert transport.emit("transcript", "x") is False
     assert seen == []

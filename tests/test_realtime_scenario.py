@@ -18,12 +18,14 @@ from hypothesis import strategies as st
 from agents_testing.errors import (
     IncompleteRealtimeScenarioError,
     RealtimeCallMatcherError,
+    RealtimeThreadError,
     ScriptedRealtimeScenarioCancelledError,
     UnexpectedRealtimeCallError,
 )
 from agents_testing.realtime import (
     RealtimeScenarioContext,
     ScriptedRealtimeTransport,
+    SendEventCall,
     SendFunctionCallOutputCall,
     SendMessageCall,
 )
@@ -251,35 +253,7 @@ class AbortToken:
     aborted = False
 
 
-@pytest.mark.parametrize("kind", ["aborted", "threading.Event"])
-async def test_polled_signal_ends_the_run_promptly(kind: str) -> None:
-    # Built per run: a signal made at collection stays aborted and would end a second run early.
-    signal = make_signal(kind)
-    transport = ScriptedRealtimeTransport()
-
-    async def scenario(ctx: RealtimeScenarioContext) -> None:
-        await ctx.expect_call("close")
-
-    async def exercise() -> None:
-        await asyncio.sleep(0.02)
-        if isinstance(signal, AbortToken):
-            signal.aborted = True
-        else:
-            signal.set()
-        await forever()
-
-    # The exercise never ends by itself, so only the polled signal can end the run. The
-    # generous wait_for is a hang guard, not a speed bound: a broken poll fails, not hangs.
-    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
-        await asyncio.wait_for(
-            transport.run_scenario(scenario=scenario, exercise=exercise, signal=signal), 60
-        )
-
-    assert info.value.pending_expectations == ({"order": 1, "method": "close"},)
-    assert only_this_task_is_left()
-
-
-SIGNAL_KINDS = pytest.mark.parametrize("kind", ["asyncio.Event", "threading.Event", "aborted"])
+SIGNAL_KINDS = ["asyncio.Event", "threading.Event", "aborted"]
 
 
 def make_signal(kind: str) -> Any:
@@ -297,12 +271,58 @@ def abort(signal: Any) -> None:
         signal.set()
 
 
-@SIGNAL_KINDS
-async def test_signal_aborted_by_the_exercise_with_a_pending_expectation_cancels_the_run(
-    kind: str,
+@pytest.fixture(params=SIGNAL_KINDS)
+def signal(request: pytest.FixtureRequest) -> Any:
+    """A fresh signal of each kind: one made at collection stays aborted after a run."""
+    return make_signal(request.param)
+
+
+@pytest.fixture
+def transport() -> ScriptedRealtimeTransport:
+    return ScriptedRealtimeTransport()
+
+
+async def cancelled_run(
+    transport: ScriptedRealtimeTransport,
+    scenario: Callable[[RealtimeScenarioContext], object],
+    exercise: Callable[[], object],
+    **options: Any,
+) -> ScriptedRealtimeScenarioCancelledError:
+    """Run the scenario, which must end cancelled, and return the cancellation."""
+    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=exercise, **options)
+    return info.value
+
+
+@pytest.mark.parametrize("kind", ["aborted", "threading.Event"])
+async def test_polled_signal_ends_the_run_promptly(
+    kind: str, transport: ScriptedRealtimeTransport
 ) -> None:
-    transport = ScriptedRealtimeTransport()
     signal = make_signal(kind)
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("close")
+
+    async def exercise() -> None:
+        await asyncio.sleep(0.02)
+        abort(signal)
+        await forever()
+
+    # The exercise never ends by itself, so only the polled signal can end the run. The
+    # generous wait_for is a hang guard, not a speed bound: a broken poll fails, not hangs.
+    error = await asyncio.wait_for(cancelled_run(transport, scenario, exercise, signal=signal), 60)
+
+    assert error.pending_expectations == ({"order": 1, "method": "close"},)
+    assert only_this_task_is_left()
+
+
+# Each test below aborts the signal at one point of a run: whatever follows the abort, the
+# run ends cancelled with what was pending at that point.
+
+
+async def test_signal_aborted_by_the_exercise_with_a_pending_expectation_cancels_the_run(
+    signal: Any, transport: ScriptedRealtimeTransport
+) -> None:
     scenario_saw: list[BaseException] = []
 
     async def scenario(ctx: RealtimeScenarioContext) -> None:
@@ -319,38 +339,28 @@ async def test_signal_aborted_by_the_exercise_with_a_pending_expectation_cancels
         abort(signal)
         return "ended"
 
-    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
-        await transport.run_scenario(scenario=scenario, exercise=exercise, signal=signal)
+    error = await cancelled_run(transport, scenario, exercise, signal=signal)
 
-    assert info.value.pending_expectations == ({"order": 2, "method": "close"},)
-    assert "pending expectations: #2 close" in str(info.value)
-    assert scenario_saw == [info.value]
+    assert error.pending_expectations == ({"order": 2, "method": "close"},)
+    assert "pending expectations: #2 close" in str(error)
+    assert scenario_saw == [error]
     assert only_this_task_is_left()
 
 
-@SIGNAL_KINDS
-async def test_signal_aborted_by_a_sync_exercise_cancels_the_run(kind: str) -> None:
-    transport = ScriptedRealtimeTransport()
-    signal = make_signal(kind)
-
+async def test_signal_aborted_by_a_sync_exercise_cancels_the_run(
+    signal: Any, transport: ScriptedRealtimeTransport
+) -> None:
     def scenario(ctx: RealtimeScenarioContext) -> None:
         ctx.expect_call("close")
 
-    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
-        await transport.run_scenario(
-            scenario=scenario, exercise=lambda: abort(signal), signal=signal
-        )
+    error = await cancelled_run(transport, scenario, lambda: abort(signal), signal=signal)
 
-    assert info.value.pending_expectations == ({"order": 1, "method": "close"},)
+    assert error.pending_expectations == ({"order": 1, "method": "close"},)
 
 
-@SIGNAL_KINDS
 async def test_call_made_after_the_abort_does_not_satisfy_the_pending_expectation(
-    kind: str,
+    signal: Any, transport: ScriptedRealtimeTransport
 ) -> None:
-    transport = ScriptedRealtimeTransport()
-    signal = make_signal(kind)
-
     async def scenario(ctx: RealtimeScenarioContext) -> None:
         await ctx.expect_call("close")
 
@@ -358,57 +368,45 @@ async def test_call_made_after_the_abort_does_not_satisfy_the_pending_expectatio
         abort(signal)
         transport.interrupt()
 
-    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
-        await transport.run_scenario(scenario=scenario, exercise=exercise, signal=signal)
+    error = await cancelled_run(transport, scenario, exercise, signal=signal)
 
     # The run was cancelled at the abort, so the later call is left unconsumed.
-    assert info.value.pending_expectations == ({"order": 1, "method": "close"},)
+    assert error.pending_expectations == ({"order": 1, "method": "close"},)
     assert "unconsumed_calls=1" in repr(transport)
 
 
-@SIGNAL_KINDS
-async def test_abort_wins_over_an_exercise_error_raised_after_it(kind: str) -> None:
-    transport = ScriptedRealtimeTransport()
-    signal = make_signal(kind)
-
+async def test_abort_wins_over_an_exercise_error_raised_after_it(
+    signal: Any, transport: ScriptedRealtimeTransport
+) -> None:
     def exercise() -> None:
         abort(signal)
         raise KeyError("after the abort")
 
-    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
-        await transport.run_scenario(
-            scenario=lambda ctx: ctx.expect_call("close"), exercise=exercise, signal=signal
-        )
+    error = await cancelled_run(
+        transport, lambda ctx: ctx.expect_call("close"), exercise, signal=signal
+    )
 
-    assert info.value.pending_expectations == ({"order": 1, "method": "close"},)
+    assert error.pending_expectations == ({"order": 1, "method": "close"},)
 
 
-@SIGNAL_KINDS
 async def test_abort_before_the_exercise_ends_cancels_an_otherwise_complete_run(
-    kind: str,
+    signal: Any, transport: ScriptedRealtimeTransport
 ) -> None:
-    transport = ScriptedRealtimeTransport()
-    signal = make_signal(kind)
-
     def exercise() -> None:
         transport.interrupt()
         abort(signal)
 
-    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
-        await transport.run_scenario(
-            scenario=lambda ctx: ctx.expect_call("interrupt"), exercise=exercise, signal=signal
-        )
+    error = await cancelled_run(
+        transport, lambda ctx: ctx.expect_call("interrupt"), exercise, signal=signal
+    )
 
-    assert info.value.pending_expectations == ()
-    assert str(info.value) == "ScriptedRealtimeTransport scenario was cancelled."
+    assert error.pending_expectations == ()
+    assert str(error) == "ScriptedRealtimeTransport scenario was cancelled."
 
 
-@SIGNAL_KINDS
 async def test_expectation_registered_after_the_abort_fails_with_the_cancellation(
-    kind: str,
+    signal: Any, transport: ScriptedRealtimeTransport
 ) -> None:
-    transport = ScriptedRealtimeTransport()
-    signal = make_signal(kind)
     late: list[asyncio.Future[Any]] = []
 
     async def scenario(ctx: RealtimeScenarioContext) -> None:
@@ -416,43 +414,43 @@ async def test_expectation_registered_after_the_abort_fails_with_the_cancellatio
         late.append(ctx.expect_call("close"))
         await late[0]
 
-    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
-        await transport.run_scenario(scenario=scenario, exercise=forever, signal=signal)
+    error = await cancelled_run(transport, scenario, forever, signal=signal)
 
-    assert info.value.pending_expectations == ()
-    assert late[0].exception() is info.value
+    assert error.pending_expectations == ()
+    assert late[0].exception() is error
     assert only_this_task_is_left()
 
 
-async def test_timeout_that_elapsed_before_the_exercise_ended_cancels_the_run() -> None:
-    transport = ScriptedRealtimeTransport()
-
-    def exercise() -> None:
-        # Block the loop past the deadline: the timer and the exercise's end are then seen
-        # in the same loop turn, and the earlier of the two, the timeout, decides.
-        time.sleep(0.05)
-
-    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
-        await transport.run_scenario(
-            scenario=lambda ctx: ctx.expect_call("close"), exercise=exercise, timeout=0.01
-        )
-
-    assert info.value.pending_expectations == ({"order": 1, "method": "close"},)
+# The same for a timeout: the loop is blocked past the deadline, so the timer and the
+# exercise's end are seen in the same loop turn, and the earlier of the two, the timeout,
+# decides.
 
 
-async def test_timeout_that_elapsed_before_a_complete_run_was_checked_cancels_it() -> None:
-    transport = ScriptedRealtimeTransport()
+async def test_timeout_that_elapsed_before_the_exercise_ended_cancels_the_run(
+    transport: ScriptedRealtimeTransport,
+) -> None:
+    error = await cancelled_run(
+        transport,
+        lambda ctx: ctx.expect_call("close"),
+        lambda: time.sleep(0.05),
+        timeout=0.01,
+    )
 
+    assert error.pending_expectations == ({"order": 1, "method": "close"},)
+
+
+async def test_timeout_that_elapsed_before_a_complete_run_was_checked_cancels_it(
+    transport: ScriptedRealtimeTransport,
+) -> None:
     def exercise() -> None:
         transport.interrupt()
         time.sleep(0.05)
 
-    with pytest.raises(ScriptedRealtimeScenarioCancelledError) as info:
-        await transport.run_scenario(
-            scenario=lambda ctx: ctx.expect_call("interrupt"), exercise=exercise, timeout=0.01
-        )
+    error = await cancelled_run(
+        transport, lambda ctx: ctx.expect_call("interrupt"), exercise, timeout=0.01
+    )
 
-    assert info.value.pending_expectations == ()
+    assert error.pending_expectations == ()
 
 
 async def test_cancelling_the_caller_cancels_both_sides() -> None:
@@ -650,6 +648,38 @@ async def test_outside_expectations_failed_by_the_run_are_not_logged() -> None:
         del transport
 
     assert seen == []
+
+
+async def test_a_failed_run_ends_another_run_whose_expectation_it_failed() -> None:
+    transport = ScriptedRealtimeTransport()
+    release = asyncio.Event()
+    caught: list[BaseException] = []
+
+    async def waiting_scenario(ctx: RealtimeScenarioContext) -> None:
+        try:
+            await ctx.expect_call("interrupt")
+        except RuntimeError as error:
+            caught.append(error)
+
+    async def exercise() -> None:
+        await release.wait()
+
+    other = asyncio.ensure_future(
+        transport.run_scenario(scenario=waiting_scenario, exercise=exercise)
+    )
+    await settle()
+
+    def failing_scenario(ctx: RealtimeScenarioContext) -> None:
+        raise RuntimeError("scenario broke")
+
+    with pytest.raises(RuntimeError, match="scenario broke") as info:
+        await transport.run_scenario(scenario=failing_scenario, exercise=forever)
+    release.set()
+
+    # The other run's scenario swallowed the error, yet its run ends with it, as a run
+    # ends with any failed expectation of its own; otherwise it would succeed here.
+    assert await raised_by(other) is info.value
+    assert caught == [info.value]
 
 
 # -- one side finishes first -------------------------------------------------------------
@@ -895,6 +925,141 @@ async def test_transport_state_survives_a_failed_run_and_order_numbers_continue(
         transport.assert_complete()
     assert later.value.pending_expectations == ({"order": 3, "method": "close"},)
     transport.close()
+
+
+# -- calls from other threads ------------------------------------------------------------
+
+
+def check_thread_error(error: BaseException, operation: str) -> None:
+    assert isinstance(error, RealtimeThreadError)
+    assert error.operation == operation
+    message = str(error)
+    assert message.startswith(f"ScriptedRealtimeTransport.{operation}() was called from a thread")
+    assert f"(operation={operation!r}); nothing was recorded" in message
+    assert f"loop.call_soon_threadsafe(transport.{operation}, ...)" in message
+
+
+async def test_a_call_from_another_thread_fails_the_run_and_records_nothing() -> None:
+    transport = ScriptedRealtimeTransport()
+    seen: list[BaseException] = []
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        try:
+            await ctx.expect_call("send_event")
+        except RealtimeThreadError as error:
+            seen.append(error)
+            raise
+
+    async def exercise() -> None:
+        await asyncio.to_thread(transport.send_event, {"type": "ping"})
+
+    error = await raised_by(transport.run_scenario(scenario=scenario, exercise=exercise))
+
+    check_thread_error(error, "send_event")
+    assert seen == [error]  # the pending expectation failed with it, unsettled by the call
+    assert transport.calls == ()
+
+
+async def test_a_run_refuses_other_threads_even_while_no_expectation_is_pending() -> None:
+    # Whether a call is refused must not depend on how far the scenario has got.
+    transport = ScriptedRealtimeTransport()
+
+    async def exercise() -> None:
+        await asyncio.to_thread(transport.interrupt)
+
+    error = await raised_by(
+        transport.run_scenario(scenario=lambda ctx: None, exercise=exercise, timeout=60)
+    )
+
+    check_thread_error(error, "interrupt")
+    assert transport.calls == ()
+
+
+async def test_a_worker_thread_hands_its_call_to_the_loop_with_call_soon_threadsafe() -> None:
+    transport = ScriptedRealtimeTransport()
+    loop = asyncio.get_running_loop()
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("send_event", lambda call: call.event == {"type": "ping"})
+
+    def work() -> str:
+        loop.call_soon_threadsafe(transport.send_event, {"type": "ping"})
+        return "sent"
+
+    async def exercise() -> str:
+        return await asyncio.to_thread(work)
+
+    assert await transport.run_scenario(scenario=scenario, exercise=exercise) == "sent"
+    assert [call.method for call in transport.calls] == ["send_event"]
+
+
+async def test_a_pending_expectation_refuses_a_call_from_a_thread_until_the_loop_makes_it() -> None:
+    transport = ScriptedRealtimeTransport()
+    expected = transport.expect_call("interrupt")
+    refused: list[BaseException] = []
+
+    def worker() -> None:
+        try:
+            transport.interrupt()
+        except RealtimeThreadError as error:
+            refused.append(error)
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    await asyncio.to_thread(thread.join)
+
+    check_thread_error(refused[0], "interrupt")
+    assert not expected.done()
+    assert transport.calls == ()
+    transport.interrupt()
+    assert (await expected).method == "interrupt"
+
+
+async def test_connect_and_close_from_another_thread_change_no_state() -> None:
+    transport = ScriptedRealtimeTransport()
+    changes: list[str] = []
+    transport.on("connection_change", changes.append)
+    connected = transport.expect_call("connect")
+
+    result = await asyncio.to_thread(transport.connect, {"api_key": "k"})
+
+    check_thread_error(await raised_by(result), "connect")
+    assert (transport.status, changes, transport.calls) == ("disconnected", [], ())
+    assert not connected.done()
+    await transport.connect({"api_key": "k"})
+    await connected
+    closed = transport.expect_call("close")
+
+    check_thread_error(await raised_by(asyncio.to_thread(transport.close)), "close")
+    assert (transport.status, changes) == ("connected", ["connecting", "connected"])
+    assert [call.method for call in transport.calls] == ["connect"]
+    assert not closed.done()
+
+
+def test_with_no_run_or_expectation_any_thread_may_record_calls() -> None:
+    transport = ScriptedRealtimeTransport()
+    threads = [
+        threading.Thread(target=transport.send_event, args=({"n": index},)) for index in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    events = [call.event for call in transport.calls if isinstance(call, SendEventCall)]
+    assert sorted(event["n"] for event in events) == [0, 1, 2, 3]
+
+
+def test_expectations_of_a_finished_event_loop_are_settled_without_a_running_loop() -> None:
+    transport = ScriptedRealtimeTransport()
+
+    async def expect() -> asyncio.Future[Any]:
+        return transport.expect_call("interrupt")
+
+    expected = asyncio.run(expect())
+    transport.interrupt()
+
+    assert expected.result().method == "interrupt"
 
 
 # -- the cancellation rule, for any ordering ----------------------------------------------

@@ -163,6 +163,27 @@ def test_an_object_replaced_by_an_equal_one_is_recorded_by_its_new_identity() ->
     assert second[0]["tool"] is new_tool
 
 
+def test_a_list_of_objects_built_anew_is_recorded_as_a_list_of_the_new_objects() -> None:
+    class Tool:
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, Tool)
+
+        __hash__ = object.__hash__
+
+    old_tools = [Tool(), Tool()]
+    first = snapshot_sharing(old_tools, None)
+    new_tools = [Tool(), old_tools[1]]  # a framework that builds its tools for every call
+    second = snapshot_sharing(new_tools, first)
+    new_tools.append(Tool())
+    third = snapshot_sharing([new_tools[0], new_tools[1]], second)
+
+    assert second is not new_tools
+    assert [tool is new for tool, new in zip(second, new_tools, strict=False)] == [True, True]
+    assert len(second) == 2
+    assert [tool is old for tool, old in zip(first, old_tools, strict=True)] == [True, True]
+    assert third is second  # the very same objects again: the earlier record is shared
+
+
 def test_the_pattern_of_shared_references_is_recorded_as_it_is_now() -> None:
     shared = {"content": "hi"}
     first = snapshot_sharing([shared, shared], None)

@@ -115,13 +115,17 @@ def openai_agents_model(model: ScriptedModel) -> Model:
     return _ScriptedAgentsModel(model)
 
 
-@dataclasses.dataclass
 class _FailedCall:
     """A call whose error the SDK may still ask retry advice about."""
 
-    error: BaseException
-    streamed: bool
-    request: _core.ModelRequest
+    # A plain class, not a dataclass: generating a dataclass's methods compiles source at
+    # import time, about a third of this module's import cost.
+    __slots__ = ("error", "request", "streamed")
+
+    def __init__(self, error: BaseException, streamed: bool, request: _core.ModelRequest) -> None:
+        self.error = error
+        self.streamed = streamed
+        self.request = request
 
 
 class _ScriptedAgentsModel(Model):

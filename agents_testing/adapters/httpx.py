@@ -7,13 +7,19 @@ client's ``http_client``::
 
     openai.OpenAI(base_url="http://scripted/v1", api_key="test",
                   http_client=httpx.Client(transport=scripted_transport(model)))
+
+A client reads a ``model_stream`` step's events as the scripted source yields them; a sync
+client's steps run on an event loop in a thread the transport starts at its first sync
+request and stops when the client is closed.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sys
-from collections.abc import AsyncIterator, Iterator, Mapping
-from typing import Any
+import threading
+from collections.abc import AsyncGenerator, AsyncIterator, Coroutine, Iterator, Mapping
+from typing import Any, TypeVar
 
 from ._requirements import framework_import_error
 
@@ -38,6 +44,52 @@ def scripted_transport(
     return ScriptedTransport(endpoint)
 
 
+_T = TypeVar("_T")
+
+
+class _LoopThread:
+    """An event loop on a thread of its own, for sync clients reading streams as they come.
+
+    The scripted source may hold objects of the loop it started on, so every step of an
+    exchange, from the request to the stream's close, runs on this one loop.
+    """
+
+    def __init__(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        # A daemon: a response its client never closes must not keep the process alive.
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="agents-testing-wire-stream", daemon=True
+        )
+        self._thread.start()
+
+    @property
+    def closed(self) -> bool:
+        """Return whether the loop was stopped and closed."""
+        return self._loop.is_closed()
+
+    def run(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
+        """Run ``coroutine`` on the loop and wait for its result."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
+
+    def close(self) -> None:
+        """Finish the loop's async generators, then stop the loop and its thread."""
+        if self._loop.is_closed():
+            return
+        try:
+            self.run(self._loop.shutdown_asyncgens())
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join()
+            self._loop.close()
+
+
+async def _next_chunk(rest: AsyncGenerator[bytes, None]) -> bytes | None:
+    try:
+        return await rest.__anext__()
+    except StopAsyncIteration:
+        return None
+
+
 def _chunk_stream_class(module: Any) -> Any:
     """Return a byte stream class of ``module`` (httpx, or a fork such as httpx2)."""
     found = _STREAM_CLASSES.get(module.__name__)
@@ -45,15 +97,41 @@ def _chunk_stream_class(module: Any) -> Any:
         return found
 
     class _Chunks(module.SyncByteStream, module.AsyncByteStream):  # type: ignore[misc]
-        def __init__(self, chunks: tuple[bytes, ...]) -> None:
+        def __init__(
+            self,
+            chunks: tuple[bytes, ...],
+            rest: AsyncGenerator[bytes, None] | None = None,
+            runner: _LoopThread | None = None,
+        ) -> None:
             self._chunks = chunks
+            self._rest = rest  # an exact stream's remaining chunks, produced as they are read
+            self._runner = runner  # the loop a sync client's stream runs on
 
         def __iter__(self) -> Iterator[bytes]:
             yield from self._chunks
+            if self._rest is None or self._runner is None:
+                return
+            while (chunk := self._runner.run(_next_chunk(self._rest))) is not None:
+                yield chunk
+
+        def close(self) -> None:
+            # The sync client closed the response: stop the scripted stream and its source.
+            # (A transport closed first has closed it while shutting its loop down.)
+            runner, self._runner = self._runner, None
+            if runner is not None and self._rest is not None and not runner.closed:
+                runner.run(self._rest.aclose())
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             for chunk in self._chunks:
                 yield chunk
+            if self._rest is not None:
+                async for chunk in self._rest:
+                    yield chunk
+
+        async def aclose(self) -> None:
+            # The client closed the response: stop the scripted stream and close its source.
+            if self._rest is not None:
+                await self._rest.aclose()
 
     _STREAM_CLASSES[module.__name__] = _Chunks
     return _Chunks
@@ -62,11 +140,16 @@ def _chunk_stream_class(module: Any) -> Any:
 _STREAM_CLASSES: dict[str, Any] = {}
 
 
-def _response(request: Any, response: WireResponse) -> Any:
+def _response(
+    request: Any,
+    response: WireResponse,
+    rest: AsyncGenerator[bytes, None] | None = None,
+    runner: _LoopThread | None = None,
+) -> Any:
     # Answer in the request's own package: clients built on an httpx fork (the openai and
     # anthropic SDKs use httpx2) only accept that package's responses.
     module = sys.modules.get(type(request).__module__.partition(".")[0], httpx)
-    stream = _chunk_stream_class(module)(response.chunks)
+    stream = _chunk_stream_class(module)(response.chunks, rest, runner)
     return module.Response(response.status, headers=list(response.headers), stream=stream)
 
 
@@ -79,9 +162,24 @@ class ScriptedTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
                 f"ScriptedTransport expects a ScriptedEndpoint, got {type(endpoint).__name__}"
             )
         self.endpoint = endpoint
+        self._lock = threading.Lock()
+        self._runner: _LoopThread | None = None  # the sync requests' loop, started on demand
 
     def __repr__(self) -> str:
         return f"<ScriptedTransport requests={len(self.endpoint.requests)}>"
+
+    def close(self) -> None:
+        """Stop the event loop thread the sync requests ran on; ``httpx.Client`` calls this."""
+        with self._lock:
+            runner, self._runner = self._runner, None
+        if runner is not None:
+            runner.close()
+
+    def _sync_loop(self) -> _LoopThread:
+        with self._lock:
+            if self._runner is None or self._runner.closed:
+                self._runner = _LoopThread()
+            return self._runner
 
     @property
     def requests(self) -> tuple[WireExchange, ...]:
@@ -95,21 +193,26 @@ class ScriptedTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         """Answer one request from a sync client."""
         body = request.read()
-        response = self.endpoint.handle(
-            request.method,
-            request.url.raw_path.decode("ascii"),
-            request.headers.multi_items(),
-            body,
+        # The transport's own loop, even when the caller runs one: a sync client inside async
+        # code. One thread for all requests keeps a sync call's cost near a plain one's.
+        runner = self._sync_loop()
+        response, rest = runner.run(
+            self.endpoint.open_async(
+                request.method,
+                request.url.raw_path.decode("ascii"),
+                request.headers.multi_items(),
+                body,
+            )
         )
-        return _response(request, response)  # type: ignore[no-any-return]
+        return _response(request, response, rest, runner)  # type: ignore[no-any-return]
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Answer one request from an async client."""
         body = await request.aread()
-        response = await self.endpoint.handle_async(
+        response, rest = await self.endpoint.open_async(
             request.method,
             request.url.raw_path.decode("ascii"),
             request.headers.multi_items(),
             body,
         )
-        return _response(request, response)  # type: ignore[no-any-return]
+        return _response(request, response, rest)  # type: ignore[no-any-return]

@@ -36,9 +36,14 @@ response's parts manager; see ``ScriptedPydanticAIModel.request_stream``.
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+import marshal
+import operator
 from collections.abc import (
     AsyncGenerator,
     AsyncIterator,
+    Callable,
     Iterable,
     Iterator,
     Mapping,
@@ -46,6 +51,7 @@ from collections.abc import (
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from itertools import chain
 from typing import Any, cast
 
 from ._requirements import framework_import_error
@@ -78,6 +84,7 @@ except ImportError as _missing:  # the import tests hide the framework to reach 
     ) from _missing
 
 from .._closing import close_source, in_flight
+from .._records import stored_value
 from ..errors import InvalidScriptedModelOutputError, InvalidScriptedModelStepError
 from ..items import ModelRequest, ModelResponse, assistant_message, function_call
 from ..model import ScriptedModel
@@ -114,6 +121,7 @@ class ScriptedPydanticAIModel(Model):
         )
         self.scripted_model = model
         """The core double every call records into and takes its step from."""
+        self._history: _Conversion | None = None
 
     @property
     def model_name(self) -> str:
@@ -133,16 +141,21 @@ class ScriptedPydanticAIModel(Model):
     ) -> PydanticModelResponse:
         """Serve a non-streamed request with the core model's next step."""
         settings, parameters = self.prepare_request(model_settings, model_request_parameters)
-        request = _core_request(messages, settings, parameters)
-        # The core takes the step before its first await, so this call's index is the next.
-        last = self.scripted_model.last_call
-        call_index = 0 if last is None else last.index + 1
-        response = await self.scripted_model.get_response(request)
+        model = self.scripted_model
+        request, conversion = self._request(messages, settings, parameters)
+        # What get_response() runs, with the recorded request in hand for _remember().
+        begin = model._begin_response  # pyright: ignore[reportPrivateUsage]
+        index, recorded, result, responded = begin(request)
+        self._remember(conversion, recorded)
+        if responded and inspect.isawaitable(result):
+            result = await result
+        end = model._end_response  # pyright: ignore[reportPrivateUsage]
+        response = end(request, index, recorded, result, responded=responded)
         try:
-            return _pydantic_response(response, call_index)
+            return _pydantic_response(response, index)
         except InvalidScriptedModelOutputError as error:
             # pydantic-ai may retry or wrap it: assert_complete() must still report it.
-            raise self.scripted_model.record_violation(error) from None
+            raise model.record_violation(error) from None
 
     @asynccontextmanager
     async def request_stream(
@@ -166,7 +179,10 @@ class ScriptedPydanticAIModel(Model):
           (``TextPart``, ``ToolCallPart``, ``ThinkingPart``, ...).
         """
         settings, parameters = self.prepare_request(model_settings, model_request_parameters)
-        events = self.scripted_model.stream_response(_core_request(messages, settings, parameters))
+        request, conversion = self._request(messages, settings, parameters)
+        events = self.scripted_model.stream_response(request)
+        read = self.scripted_model._read_call  # pyright: ignore[reportPrivateUsage]
+        self._remember(conversion, stored_value(read(events.call_index), "request"))
         failure: BaseException | None = None
         try:
             yield _ScriptedStreamedResponse(
@@ -182,21 +198,200 @@ class ScriptedPydanticAIModel(Model):
             # Runs when the agent stops reading early too, so the scripted source is closed.
             await _close(events, failure)
 
+    def _request(
+        self,
+        messages: list[ModelMessage],
+        settings: ModelSettings | None,
+        parameters: ModelRequestParameters,
+    ) -> tuple[ModelRequest, _Conversion]:
+        """Build the core request, converting only what the last call did not send."""
+        conversion = _convert(messages, self._history, self.scripted_model)
+        request = _core_request(conversion.messages, conversion.items, settings, parameters)
+        return request, conversion
+
+    def _remember(self, conversion: _Conversion, recorded: ModelRequest) -> None:
+        """Keep ``conversion`` for the next call, with the items the core recorded for it."""
+        items = recorded.input
+        if isinstance(items, list) and len(items) == len(conversion.items):
+            conversion.recorded = items
+            self._history = conversion
+
 
 # -- requests ---------------------------------------------------------------------------
 
 
+class _Conversion:
+    """One call's messages as the core's items, kept so the next call converts only new ones.
+
+    pydantic-ai sends the whole history on every call: the same message objects, plus the
+    few the last step added. For the first ``len(sizes)`` messages, ``sizes`` holds how many
+    parts each held, ``parts`` those part objects and ``fingerprint`` the ``marshal`` bytes of
+    everything conversion read from them: marshal writes exact types, values, key order and
+    sharing, so messages that are the same objects, holding the same parts with the same bytes,
+    convert to equal items, and the next call takes them from ``recorded`` (the items the core
+    recorded for this call). Being the record's own objects, the core also shares them by
+    identity instead of comparing their contents again.
+    """
+
+    __slots__ = ("ends", "fingerprint", "items", "messages", "model", "parts", "recorded", "sizes")
+
+    def __init__(self, model: ScriptedModel, messages: list[ModelMessage]) -> None:
+        self.model = model
+        self.messages = messages
+        self.items: list[Any] = []
+        self.ends: list[int] = []  # len(items) after each message
+        self.sizes: list[int] = []
+        self.parts: list[Any] = []
+        self.fingerprint = b""
+        self.recorded: list[Any] | None = None
+
+
+def _convert(
+    messages: list[ModelMessage], before: _Conversion | None, model: ScriptedModel
+) -> _Conversion:
+    conversion = _Conversion(model, list(messages))
+    reused = 0
+    sources: list[Any] = []
+    if before is not None and before.recorded is not None and before.model is model:
+        reused, sources = _reusable(messages, before)
+        if reused:
+            conversion.items = before.recorded[: before.ends[reused - 1]]
+            conversion.ends = before.ends[:reused]
+            conversion.sizes = list(before.sizes)
+            conversion.parts = list(before.parts)
+    items, ends = conversion.items, conversion.ends
+    fresh = messages[reused:]
+    for message in fresh:
+        if isinstance(message, PydanticModelRequest):
+            items.extend([_request_part_item(part) for part in message.parts])
+        else:
+            items.extend([_response_part_item(part) for part in message.parts])
+        ends.append(len(items))
+    _fingerprint(conversion, fresh, sources)
+    return conversion
+
+
+def _reusable(messages: list[ModelMessage], before: _Conversion) -> tuple[int, list[Any]]:
+    """Return how many leading messages convert as in ``before``, and what was read of them.
+
+    Either all the messages ``before`` fingerprinted are sent again, unchanged, or none is
+    reused: a change in place is rare enough to convert everything again.
+    """
+    count = len(before.sizes)
+    if count > len(messages) or not all(map(operator.is_, messages[:count], before.messages)):
+        return 0, []
+    held = list(map(_PARTS, messages[:count]))
+    if list(map(len, held)) != before.sizes:
+        return 0, []
+    parts = list(chain.from_iterable(held))
+    if not all(map(operator.is_, parts, before.parts)):
+        return 0, []
+    try:
+        sources = _sources(parts)
+        if marshal.dumps(sources) == before.fingerprint:
+            return count, sources
+    except ValueError:
+        pass
+    return 0, []
+
+
+def _fingerprint(conversion: _Conversion, fresh: list[ModelMessage], sources: list[Any]) -> None:
+    """Fingerprint ``fresh`` after what ``conversion`` already reused (read as ``sources``).
+
+    marshal's current format marks an object as shared by its reference count, so ``sources``
+    is extended in place: what it holds is referenced by that list only, as in ``_reusable``,
+    and unchanged parts give the same bytes at every call.
+    """
+    held = list(map(_PARTS, fresh))
+    known = len(sources)
+    try:
+        sources += _sources(list(chain.from_iterable(held)))
+        conversion.fingerprint = marshal.dumps(sources)
+    except ValueError:
+        # Not plain data (an object kept by identity): fingerprint up to that message only,
+        # and convert the rest on every call.
+        del sources[known:]
+        kept: list[list[Any]] = []
+        for message_parts in held:
+            try:
+                marshal.dumps(_sources(message_parts))
+            except ValueError:
+                break
+            kept.append(message_parts)
+        held = kept
+        sources += _sources(list(chain.from_iterable(held)))
+        conversion.fingerprint = marshal.dumps(sources)
+    conversion.sizes += map(len, held)
+    conversion.parts += chain.from_iterable(held)
+
+
+def _sources(parts: list[Any]) -> list[Any]:
+    """Return everything conversion reads from each of ``parts``."""
+    readers = map(_SOURCES.__getitem__, map(type, parts))
+    try:
+        return [read(part) for read, part in zip(readers, parts, strict=True)]
+    except AttributeError as error:
+        # A part of the caller's own making, without a field its class declares.
+        raise ValueError("a part without all its fields has no fingerprint") from error
+
+
+_PARTS = operator.attrgetter("parts")
+
+
+class _Sources(dict[type[Any], Callable[[Any], Any]]):
+    """Part class -> a getter of everything conversion reads from such a part."""
+
+    def __missing__(self, kind: type[Any]) -> Callable[[Any], Any]:
+        read: Callable[[Any], Any]
+        if issubclass(kind, (SystemPromptPart, UserPromptPart, TextPart)):
+            read = operator.attrgetter("content")
+        elif issubclass(kind, ToolCallPart):
+            read = operator.attrgetter("tool_name", "args", "tool_call_id")
+        elif not dataclasses.is_dataclass(kind):
+            read = _not_plain
+        else:
+            # Tool returns and retry prompts are written by their own methods: take every
+            # field but the two pydantic-ai never sends a model.
+            names = [
+                field.name
+                for field in dataclasses.fields(kind)
+                if field.name not in ("timestamp", "metadata")
+            ]
+            every = operator.attrgetter(*names) if names else _nothing
+            read = every if issubclass(kind, ToolReturnPart) else _by_kind(every)
+        self[kind] = read
+        return read
+
+
+def _by_kind(every: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    def read(part: Any) -> Any:
+        # Other parts are kept as they are: only their kind, which picks the conversion, counts.
+        kind = getattr(part, "part_kind", None)
+        return every(part) if kind in _RETRY_KINDS else kind
+
+    return read
+
+
+def _nothing(part: Any) -> None:
+    return None
+
+
+def _not_plain(part: Any) -> Any:
+    raise ValueError("a part that is not a dataclass has no fingerprint")
+
+
+_SOURCES = _Sources()
+# Retry prompts differ by version: 1.x sends RetryPromptPart, which 2.x folds into a retried
+# ToolReturnPart or a RetryFeedbackPart. Both say what the model is shown.
+_RETRY_KINDS = ("retry-prompt", "retry-feedback")
+
+
 def _core_request(
     messages: list[ModelMessage],
+    items: list[Any],
     settings: ModelSettings | None,
     parameters: ModelRequestParameters,
 ) -> ModelRequest:
-    items: list[Any] = []
-    for message in messages:
-        if isinstance(message, PydanticModelRequest):
-            items.extend(_request_part_item(part) for part in message.parts)
-        else:
-            items.extend(_response_part_item(part) for part in message.parts)
     output_type: Any = None
     if parameters.output_tools:
         output_type = list(parameters.output_tools)
@@ -208,7 +403,8 @@ def _core_request(
         model_settings=dict(settings or {}),
         tools=list(parameters.function_tools),
         output_type=output_type,
-        extra={"messages": list(messages), "model_request_parameters": parameters},
+        # The core records a copy of this list.
+        extra={"messages": messages, "model_request_parameters": parameters},
     )
 
 
@@ -223,9 +419,7 @@ def _request_part_item(part: ModelRequestPart) -> Any:
             "call_id": part.tool_call_id,
             "output": part.model_response_str(),
         }
-    # Retry prompts differ by version: 1.x sends RetryPromptPart, which 2.x folds into a
-    # retried ToolReturnPart or a RetryFeedbackPart. Both say what the model is shown.
-    if part.part_kind in ("retry-prompt", "retry-feedback"):
+    if part.part_kind in _RETRY_KINDS:
         retry: Any = part
         text = retry.model_response()
         call_id = getattr(retry, "tool_call_id", None)
@@ -478,7 +672,15 @@ class _ScriptedStreamedResponse(StreamedResponse):
         self, response: Mapping[str, Any], position: int
     ) -> Iterator[ModelResponseStreamEvent]:
         output = response.get("output")
-        items: list[Any] = output if isinstance(output, list) else []  # pyright: ignore[reportUnknownVariableType]
+        if not isinstance(output, list):
+            # Read as empty, it would end the response without the scripted reply.
+            raise self._invalid(
+                position,
+                f'its response\'s "output" is {type(output).__name__}, not a list; script '
+                '"output": [...] with message or function_call items (or pydantic-ai parts), '
+                "or script the whole response as a step: [assistant_message(...)].",
+            )
+        items: list[Any] = output  # pyright: ignore[reportUnknownVariableType]
         # The parts a plain call of this response would get: an item without one is refused
         # with the same error, and pydantic-ai's own parts are not dropped.
         parts = [

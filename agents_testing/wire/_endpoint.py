@@ -7,7 +7,7 @@ import contextlib
 import dataclasses
 import json
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import AsyncGenerator, Iterable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, cast
@@ -191,12 +191,35 @@ class ScriptedEndpoint:
     async def handle_async(
         self, method: str, path: str, headers: Iterable[tuple[str, str]], body: bytes
     ) -> WireResponse:
-        """Answer one HTTP request."""
+        """Answer one request, its whole body at once."""
+        response, rest = await self.open_async(method, path, headers, body)
+        if rest is None:
+            return response
+        chunks = list(response.chunks)
+        try:
+            chunks += [chunk async for chunk in rest]
+        finally:
+            await rest.aclose()
+        return dataclasses.replace(response, chunks=tuple(chunks))
+
+    async def open_async(
+        self, method: str, path: str, headers: Iterable[tuple[str, str]], body: bytes
+    ) -> tuple[WireResponse, AsyncGenerator[bytes, None] | None]:
+        """Answer one request as soon as its status is decided, streaming the rest.
+
+        Returns the response with the body chunks ready so far, and, for a ``model_stream``
+        step still running, a generator of the remaining chunks, produced as the scripted
+        stream yields its events (``None`` otherwise). Send those chunks as they come; close
+        the generator to stop early, which closes the scripted stream's source. A step's
+        status is decided at its stream's first event: an exception before it is the HTTP
+        error, one after it the format's in-stream failure.
+        """
         with self._lock:
             index = self._next_index
             self._next_index += 1
         exchange = _Exchange(index, method.upper(), path.partition("?")[0])
         response = await self._serve(exchange, headers, body)
+        rest = exchange.rest
         with self._lock:
             self._exchanges.append(
                 WireExchange(
@@ -210,16 +233,22 @@ class ScriptedEndpoint:
                 )
             )
             self._exchanges.sort(key=lambda item: item.index)
-        return response
+        return response, rest
 
     # -- internals -----------------------------------------------------------------------
+
+    def _record(
+        self, exchange: _Exchange, reason: WireRequestReason, detail: str | None = None
+    ) -> WireRequestError:
+        error = WireRequestError(reason, exchange.index, exchange.method, exchange.path, detail)
+        with self._lock:
+            self._violations.append(error)
+        return error
 
     def _violation(
         self, exchange: _Exchange, reason: WireRequestReason, detail: str | None = None
     ) -> WireResponse:
-        error = WireRequestError(reason, exchange.index, exchange.method, exchange.path, detail)
-        with self._lock:
-            self._violations.append(error)
+        error = self._record(exchange, reason, detail)
         status = _REQUEST_STATUS[reason]
         module = exchange.module or openai_responses
         body = module.error_body(status, f"agents-testing: {error}")
@@ -307,76 +336,125 @@ class ScriptedEndpoint:
             events = model.stream_response(request)
         except Exception as error:
             return _error_response(module, error, exchange.index)
+        progress = _Progress()
+        chunks = self._encode_stream(exchange, events, body, progress)
+        ready: list[bytes] = []
         try:
-            response = await self._encode_stream(exchange, events, body)
-        except BaseException as error:
-            await close_source(events.aclose, error)
-            raise
-        # Only an exchange refused midway leaves the source open (a stream read to its end has
-        # closed it, a close error becoming its error event). That refusal is recorded and is
-        # the answer; the close error must not replace it.
-        with contextlib.suppress(Exception):
-            await events.aclose()
-        return response
-
-    async def _encode_stream(
-        self, exchange: _Exchange, events: ScriptedModelStream, body: Mapping[str, Any]
-    ) -> WireResponse:
-        module = exchange.module
-        encoder: Any = module.StreamEncoder(number=str(events.call_index + 1), body=body)
-        chunks: list[bytes] = []
-        finished = raw_seen = False
-        try:
-            async for streamed in events:
-                # A scripted stream may hold anything: check each event's shape.
-                event: Mapping[str, Any] = as_mapping(streamed) or {}
-                kind = event.get("type")
-                delta = event.get("delta")
-                done = as_mapping(event.get("response"))
-                provider_event = as_mapping(event.get("event"))
-                if kind == "response_started":
-                    chunks += encoder.start()
-                elif kind == "output_text_delta" and isinstance(delta, str):
-                    # An automatic stream repeats its text in response_done: stream it once.
-                    if not events.automatic:
-                        item_id = event.get("item_id")
-                        chunks += encoder.text(delta, item_id if isinstance(item_id, str) else None)
-                elif kind == "response_done" and done is not None:
-                    output = as_list(done.get("output"))
-                    chunks += encoder.finish(output, WireUsage.of(as_mapping(done.get("usage"))))
-                    finished = True
-                elif kind == "model" and provider_event is not None:
-                    chunks += encoder.raw(provider_event)
-                    raw_seen = True
-                elif isinstance(kind, str) and kind not in _CORE_EVENT_TYPES:
-                    # An exact provider event scripted in model_stream goes out verbatim.
-                    chunks += encoder.raw(event)
-                    raw_seen = True
-                else:
-                    return self._violation(
-                        exchange,
-                        "unsupported_output",
-                        f"stream event {streamed!r} has no wire form",
-                    )
-            if not finished and not raw_seen:
-                chunks += encoder.finish([], WireUsage())
-        except UnsupportedOutput as error:
-            return self._violation(exchange, "unsupported_output", str(error))
-        except Exception as error:
-            if not chunks:
-                return _error_response(module, error, exchange.index)
-            status, message, error_type, code, _ = _error_fields(error)
-            chunks += encoder.fail(status, message, error_type, code)
+            async for chunk in chunks:
+                ready.append(chunk)
+                # A plain step's stream is known in full: answer it whole, so an item the
+                # format cannot express still gets its own HTTP error. An exact stream is
+                # sent as its events come.
+                if not events.automatic:
+                    break
+        except _Answer as answer:
+            return answer.response
+        progress.committed = True
+        if not events.automatic:
+            exchange.rest = chunks
         headers = (
             ("content-type", "text/event-stream; charset=utf-8"),
             ("cache-control", "no-cache"),
             ("x-request-id", f"req_scripted_{exchange.index + 1}"),
         )
-        return WireResponse(200, headers, tuple(chunks), streamed=True)
+        return WireResponse(200, headers, tuple(ready), streamed=True)
+
+    async def _encode_stream(
+        self,
+        exchange: _Exchange,
+        events: ScriptedModelStream,
+        body: Mapping[str, Any],
+        progress: _Progress,
+    ) -> AsyncGenerator[bytes, None]:
+        """Yield the stream's chunks as its events come; raise ``_Answer`` to answer instead."""
+        module = exchange.module
+        encoder: Any = module.StreamEncoder(number=str(events.call_index + 1), body=body)
+        produced = finished = raw_seen = False
+        try:
+            try:
+                async for streamed in events:
+                    # A scripted stream may hold anything: check each event's shape.
+                    event: Mapping[str, Any] = as_mapping(streamed) or {}
+                    kind = event.get("type")
+                    delta = event.get("delta")
+                    done = as_mapping(event.get("response"))
+                    provider_event = as_mapping(event.get("event"))
+                    out: list[bytes] = []
+                    if kind == "response_started":
+                        out = encoder.start()
+                    elif kind == "output_text_delta" and isinstance(delta, str):
+                        # An automatic stream repeats its text in response_done: stream it once.
+                        if not events.automatic:
+                            item_id = event.get("item_id")
+                            item_id = item_id if isinstance(item_id, str) else None
+                            out = encoder.text(delta, item_id)
+                    elif kind == "response_done" and done is not None:
+                        output = as_list(done.get("output"))
+                        usage = WireUsage.of(as_mapping(done.get("usage")))
+                        out = encoder.finish(output, usage)
+                        finished = True
+                    elif kind == "model" and provider_event is not None:
+                        out = encoder.raw(provider_event)
+                        raw_seen = True
+                    elif isinstance(kind, str) and kind not in _CORE_EVENT_TYPES:
+                        # An exact provider event scripted in model_stream goes out verbatim.
+                        out = encoder.raw(event)
+                        raw_seen = True
+                    else:
+                        raise UnsupportedOutput(f"stream event {streamed!r} has no wire form")
+                    for chunk in out:
+                        produced = True
+                        yield chunk
+                if not finished and not raw_seen:
+                    for chunk in encoder.finish([], WireUsage()):
+                        yield chunk
+            except UnsupportedOutput as error:
+                if not progress.committed:
+                    raise _Answer(
+                        self._violation(exchange, "unsupported_output", str(error))
+                    ) from None
+                # The status went out already: end the stream as failed, and keep the
+                # violation for assert_complete().
+                violation = self._record(exchange, "unsupported_output", str(error))
+                for chunk in encoder.fail(500, f"agents-testing: {violation}"):
+                    yield chunk
+            except Exception as error:
+                if not produced:
+                    raise _Answer(_error_response(module, error, exchange.index)) from None
+                status, message, error_type, code, _ = _error_fields(error)
+                for chunk in encoder.fail(status, message, error_type, code):
+                    yield chunk
+        except BaseException as error:
+            # Answered with an HTTP error instead, cancelled, or closed by a client that
+            # stopped reading: close the source, a close error only noted on what propagates.
+            await close_source(events.aclose, error)
+            raise
+        # A stream read to its end has closed its source (a close error became its failure
+        # event); one refused midway has not. The refusal is recorded and already sent, so a
+        # close error must not replace it.
+        with contextlib.suppress(Exception):
+            await events.aclose()
+
+
+class _Progress:
+    """Whether a stream's status and first chunks went out: after that, failures stay in it."""
+
+    __slots__ = ("committed",)
+
+    def __init__(self) -> None:
+        self.committed = False
+
+
+class _Answer(Exception):
+    """Raised by a stream that fails before it is sent: answer with this response instead."""
+
+    def __init__(self, response: WireResponse) -> None:
+        super().__init__(response.status)
+        self.response = response
 
 
 class _Exchange:
-    __slots__ = ("index", "method", "model", "module", "path", "stream", "wire_format")
+    __slots__ = ("index", "method", "model", "module", "path", "rest", "stream", "wire_format")
 
     def __init__(self, index: int, method: str, path: str) -> None:
         self.index = index
@@ -386,6 +464,7 @@ class _Exchange:
         self.module: Any = None
         self.model: str | None = None
         self.stream = False
+        self.rest: AsyncGenerator[bytes, None] | None = None  # an exact stream still running
 
 
 def _json_response(

@@ -12,7 +12,9 @@ filled in deterministically (``resp_scripted_N``, ``msg_scripted_N_I``). Streams
 API's event sequence: ``response.created``, ``response.in_progress``, per item
 ``response.output_item.added`` ... ``response.output_item.done`` (with content part, text
 delta and function call argument events between), then ``response.completed``; every event
-carries its ``sequence_number``.
+carries its ``sequence_number``. A failure after the stream started ends it with
+``response.failed`` (the response's ``status`` ``failed``, its ``error`` set, the output
+streamed so far), or with an ``error`` event once the response has already ended.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from ._common import (
 __all__ = ["PATH_SUFFIX", "StreamEncoder", "error_body", "parse_request", "render_response"]
 
 PATH_SUFFIX = "/responses"
+
+_TERMINAL_EVENTS = frozenset({"response.completed", "response.failed", "response.incomplete"})
 
 _NORMALIZED_KEYS = frozenset(
     {"input", "instructions", "tools", "previous_response_id", "conversation", "prompt"}
@@ -217,6 +221,7 @@ class StreamEncoder:
         self._open: dict[str, Any] | None = None  # the message whose text is streaming
         self._streamed: list[dict[str, Any]] = []  # messages streamed as deltas, in order
         self._output_index = 0
+        self._ended = False  # a terminal event (completed, failed, incomplete) went out
 
     def _event(self, kind: str, **fields: Any) -> bytes:
         payload = {"type": kind, "sequence_number": self._sequence, **fields}
@@ -323,6 +328,7 @@ class StreamEncoder:
         """Send a scripted provider event verbatim (its sequence number filled in)."""
         self._started = True  # a scripted event stream is exact: it brings its own start
         kind = event.get("type")
+        self._ended = self._ended or (isinstance(kind, str) and kind in _TERMINAL_EVENTS)
         payload = dict(event)
         payload.setdefault("sequence_number", self._sequence)
         self._sequence += 1
@@ -348,6 +354,7 @@ class StreamEncoder:
         response = render_response([], usage, number=self._number, body=self._body)
         response["output"] = final
         chunks.append(self._event("response.completed", response=response))
+        self._ended = True
         return chunks
 
     def _item(self, item: dict[str, Any], index: int) -> list[bytes]:
@@ -427,16 +434,39 @@ class StreamEncoder:
     def fail(
         self, status: int, message: str, error_type: str | None = None, code: str | None = None
     ) -> list[bytes]:
-        """End the started stream with the ``error`` event the live API sends, then stop.
+        """End the started stream as the live API ends a response that fails midway.
 
-        The live API nests the error object under ``error`` (the shape the ``openai`` clients
-        raise as ``APIError``), while its reference documents ``code``/``message``/``param`` at
-        the top level; the event carries both so either reader sees the failure.
+        While the response is open that is ``response.failed``: the response object with
+        ``status`` ``failed``, the error under ``error`` and the output streamed so far (a
+        message cut off mid-text keeps ``in_progress``, as its events left it). The clients
+        hand this event to the caller rather than raise it, as they do with the live API.
+        Once the response has ended, the failure belongs to the stream, not the response:
+        it goes out as the ``error`` event, whose error object the ``openai`` clients raise
+        as ``APIError``; the event carries both the live API's nested ``error`` and the
+        reference's top-level ``code``/``message``/``param``.
         """
         body = error_body(status, message, error_type, code)["error"]
         chunks = self.start()
-        failure = self._event("error", code=body["code"], message=message, param=None, error=body)
-        return [*chunks, failure]
+        if self._ended:
+            failure = self._event(
+                "error", code=body["code"], message=message, param=None, error=body
+            )
+            return [*chunks, failure]
+        self._ended = True
+        output = [_completed_message(streamed) for streamed in self._streamed]
+        if self._open is not None:
+            output.append({**_completed_message(self._open), "status": "in_progress"})
+        response = render_response(
+            [], WireUsage(), number=self._number, body=self._body, status="failed"
+        )
+        response["output"] = output
+        response["error"] = {
+            "code": body["code"],
+            "message": message,
+            "param": None,
+            "type": body["type"],
+        }
+        return [*chunks, self._event("response.failed", response=response)]
 
 
 def _completed_message(message: Mapping[str, Any]) -> dict[str, Any]:

@@ -29,27 +29,48 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self) -> None:
         body = self._read_body()
+        # Each handler thread runs its exchange on a loop of its own, so an exact stream's
+        # events go out as the scripted source yields them.
+        asyncio.run(self._send(body))
+        self.close_connection = True
+
+    async def _send(self, body: bytes) -> None:
         endpoint = cast(_Server, self.server).endpoint
-        response = endpoint.handle(self.command, self.path, list(self.headers.items()), body)
+        response, rest = await endpoint.open_async(
+            self.command, self.path, list(self.headers.items()), body
+        )
         self.send_response(response.status)
         for key, value in response.headers:
             self.send_header(key, value)
         # One request per connection: nothing keeps a handler thread waiting on an idle
         # keep-alive connection when the server shuts down.
         self.send_header("connection", "close")
-        if response.streamed:
-            self.send_header("transfer-encoding", "chunked")
-            self.end_headers()
-            for chunk in response.chunks:
-                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-            self.wfile.write(b"0\r\n\r\n")
-        else:
+        if not response.streamed:
             payload = response.body
             self.send_header("content-length", str(len(payload)))
             self.end_headers()
             self.wfile.write(payload)
+            self.wfile.flush()
+            return
+        try:
+            self.send_header("transfer-encoding", "chunked")
+            self.end_headers()
+            for chunk in response.chunks:
+                self._write_chunk(chunk)
+            if rest is not None:
+                async for chunk in rest:
+                    self._write_chunk(chunk)
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client stopped reading; closing ``rest`` closes the scripted source
+        finally:
+            if rest is not None:
+                await rest.aclose()
+
+    def _write_chunk(self, chunk: bytes) -> None:
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
         self.wfile.flush()
-        self.close_connection = True
 
     def _read_body(self) -> bytes:
         if self.headers.get("transfer-encoding", "").lower() == "chunked":

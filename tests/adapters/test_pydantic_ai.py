@@ -6,12 +6,16 @@ import pytest
 
 pytest.importorskip("pydantic_ai")
 
+import copy
+import dataclasses
 import subprocess
 import sys
 import textwrap
 from collections.abc import AsyncIterator
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel
 from pydantic_ai import Agent, ModelRetry
 from pydantic_ai.messages import (
@@ -19,13 +23,17 @@ from pydantic_ai.messages import (
     ModelMessage,
     PartDeltaEvent,
     PartStartEvent,
+    SystemPromptPart,
     TextPart,
     TextPartDelta,
     ThinkingPart,
     ToolCallPart,
     ToolReturnPart,
+    UserPromptPart,
 )
+from pydantic_ai.messages import ModelRequest as PydanticModelRequest
 from pydantic_ai.messages import ModelResponse as PydanticModelResponse
+from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.output import NativeOutput, OutputObjectDefinition
 from pydantic_ai.usage import RunUsage
 
@@ -608,6 +616,45 @@ async def model_events(agent: Agent[None, Any], prompt: str) -> list[Any]:
     return events
 
 
+async def test_response_done_whose_output_is_not_a_list_is_refused() -> None:
+    done = done_payload([])
+    done["output"] = {"type": "message", "role": "assistant", "content": ANSWER}
+    model = ScriptedModel(
+        [model_stream([{"type": "response_started"}, {"type": "response_done", "response": done}])]
+    )
+
+    with pytest.raises(InvalidScriptedModelStepError) as raised:
+        async with weather_agent(model).run_stream(PROMPT) as streamed:
+            await streamed.get_output()
+
+    error = raised.value
+    assert (error.reason, error.call_index, error.input_index) == ("invalid_stream_event", 0, None)
+    assert error.detail is not None
+    assert error.detail.startswith('stream event #2 (event_index=1): its response\'s "output" is ')
+    message = str(error)
+    assert "Call #1 (call_index=0)" in message
+    assert '"output" is dict, not a list; script "output": [...] with message or' in message
+    # Recorded, so the test fails even when pydantic-ai swallows the error.
+    with pytest.raises(InvalidScriptedModelStepError) as again:
+        model.assert_complete()
+    assert (again.value.reason, again.value.detail) == (error.reason, error.detail)
+
+
+async def test_response_done_without_output_is_refused() -> None:
+    done = done_payload([])
+    del done["output"]
+    model = ScriptedModel([model_stream([{"type": "response_done", "response": done}])])
+
+    with pytest.raises(InvalidScriptedModelStepError) as raised:
+        async with weather_agent(model).run_stream(PROMPT) as streamed:
+            await streamed.get_output()
+
+    assert (raised.value.reason, raised.value.call_index) == ("invalid_stream_event", 0)
+    assert '"output" is NoneType, not a list' in str(raised.value)
+    with pytest.raises(InvalidScriptedModelStepError):
+        model.assert_complete()
+
+
 # -- packaging ----------------------------------------------------------------------------
 
 
@@ -630,3 +677,312 @@ def test_import_without_pydantic_ai_names_the_extra() -> None:
     )
 
     assert 'pip install "agents-testing[pydantic-ai]"' in done.stdout
+
+
+# -- history sent again on every call ------------------------------------------------------
+
+
+async def send(adapter: ScriptedPydanticAIModel, messages: list[ModelMessage]) -> None:
+    await adapter.request(messages, None, ModelRequestParameters())
+
+
+async def fresh_record(messages: list[ModelMessage]) -> ModelRequest:
+    """Record ``messages`` on a new adapter, which has no earlier call to reuse."""
+    model = ScriptedModel([[assistant_message("ok")]])
+    await send(pydantic_ai_model(model), messages)
+    return model.calls[0].request
+
+
+def exact(request: ModelRequest) -> str:
+    """Describe what a request recorded, telling 1 from 1.0 and True, and key orders apart.
+
+    Parts recorded as they are must be the very objects sent, so their ids count too.
+    """
+    kept = [id(item) for item in request.input if not isinstance(item, dict)]
+    return repr((request.input, request.system_instructions, kept))
+
+
+def history() -> list[ModelMessage]:
+    return [
+        PydanticModelRequest(
+            parts=[SystemPromptPart("Be brief."), UserPromptPart(["Weather?", "Now."])]
+        ),
+        PydanticModelResponse(
+            parts=[
+                ToolCallPart("get_weather", {"n": 1, "m": 2}, tool_call_id="c1"),
+                ThinkingPart("Check."),
+            ]
+        ),
+        PydanticModelRequest(parts=[ToolReturnPart("get_weather", {"n": 1}, tool_call_id="c1")]),
+    ]
+
+
+async def test_a_message_changed_in_place_is_recorded_as_it_was_at_each_call() -> None:
+    model = ScriptedModel([[assistant_message("ok")] for _ in range(5)])
+    adapter = pydantic_ai_model(model)
+    messages = history()
+    call = cast_tool_call(messages[1])
+    returned = cast_tool_return(messages[2])
+    expected: list[str] = []
+    thinking: list[Any] = []
+
+    for change in range(5):
+        expected.append(exact(await fresh_record(messages)))
+        thinking.append(messages[1].parts[1])
+        await send(adapter, messages)
+        if change == 0:
+            # Same objects, equal-looking values of other types.
+            call.args["n"] = True  # type: ignore[index]
+            returned.content["n"] = 1.0
+        elif change == 1:
+            call.args = {"m": 2, "n": 1}  # the same keys in another order
+            returned.outcome = "failed"
+            messages[0].parts[0].content = "Be verbose."
+        elif change == 2:
+            messages[1].parts[1] = ThinkingPart("Check.")  # an equal part, another object
+        else:
+            user = messages[0].parts[1]
+            assert isinstance(user, UserPromptPart)
+            cast_list(user.content).append("Later.")
+            messages[2].parts.append(ToolReturnPart("get_weather", "rain", tool_call_id="c2"))
+        messages.append(PydanticModelResponse(parts=[TextPart(f"answer {change}")]))
+
+    recorded = [call.request for call in model.calls]
+    assert [exact(request) for request in recorded] == expected
+    assert '{"n":true,"m":2}' in expected[1]
+    assert '{"n":1.0}' in expected[1]
+    assert '{"m":2,"n":1}' in expected[2]
+    assert "Be verbose." in expected[2]
+    assert '"error"' in expected[2]
+    assert "Later." in expected[4]
+    assert "rain" in expected[4]
+    # Parts kept as they are stay the very objects sent at each call.
+    sent = zip(recorded, thinking, strict=True)
+    assert [request.input[3] is part for request, part in sent] == [True] * 5
+    assert thinking[2] is thinking[0]
+    assert thinking[3] is not thinking[2]
+
+
+def cast_tool_call(message: ModelMessage) -> ToolCallPart:
+    part = message.parts[0]
+    assert isinstance(part, ToolCallPart)
+    return part
+
+
+def cast_tool_return(message: ModelMessage) -> Any:
+    part = message.parts[0]
+    assert isinstance(part, ToolReturnPart)
+    return part
+
+
+def cast_list(value: Any) -> list[Any]:
+    assert isinstance(value, list)
+    return value  # pyright: ignore[reportUnknownVariableType]
+
+
+async def test_unchanged_messages_are_converted_once() -> None:
+    class CountedReturn(ToolReturnPart):
+        read = 0
+
+        def model_response_str(self, *, wrap_if_error: bool = True) -> str:
+            CountedReturn.read += 1
+            return super().model_response_str(wrap_if_error=wrap_if_error)
+
+    model = ScriptedModel([[assistant_message("ok")] for _ in range(3)])
+    adapter = pydantic_ai_model(model)
+    messages: list[ModelMessage] = [PydanticModelRequest(parts=[UserPromptPart("Hi.")])]
+    for turn in range(3):
+        messages.append(
+            PydanticModelResponse(parts=[ToolCallPart("f", "{}", tool_call_id=f"c{turn}")])
+        )
+        messages.append(
+            PydanticModelRequest(parts=[CountedReturn("f", f"r{turn}", tool_call_id=f"c{turn}")])
+        )
+        await send(adapter, messages)
+
+    assert CountedReturn.read == 3
+    assert [len(call.request.input) for call in model.calls] == [3, 5, 7]
+    assert model.calls[2].request.input[-1] == {
+        "type": "function_call_output",
+        "call_id": "c2",
+        "output": "r2",
+    }
+
+
+async def test_another_core_model_or_a_message_put_in_front_records_the_right_items() -> None:
+    first = ScriptedModel([[assistant_message("ok")] for _ in range(2)])
+    second = ScriptedModel([[assistant_message("ok")]])
+    adapter = pydantic_ai_model(first)
+    messages: list[ModelMessage] = [PydanticModelRequest(parts=[UserPromptPart("Hi.")])]
+
+    await send(adapter, messages)
+    messages.append(PydanticModelResponse(parts=[TextPart("Hello.")]))
+    adapter.scripted_model = second  # a later call records into another core model
+    await send(adapter, messages)
+    adapter.scripted_model = first
+    messages.insert(0, PydanticModelRequest(parts=[SystemPromptPart("Be brief.")]))
+    await send(adapter, messages)
+
+    assert second.calls[0].request.input == [
+        {"type": "message", "role": "user", "content": "Hi."},
+        assistant_message("Hello."),
+    ]
+    assert first.calls[1].request.input == [
+        {"type": "message", "role": "system", "content": "Be brief."},
+        *second.calls[0].request.input,
+    ]
+
+
+async def test_a_part_moved_or_a_message_of_another_kind_is_converted_again() -> None:
+    model = ScriptedModel([[assistant_message("ok")] for _ in range(3)])
+    adapter = pydantic_ai_model(model)
+    returned = ToolReturnPart("f", "done", tool_call_id="c1")
+    request = PydanticModelRequest(parts=[UserPromptPart("Hi."), returned])
+    response = PydanticModelResponse(parts=[TextPart("So.")])
+    messages: list[ModelMessage] = [request, response]
+    expected: list[str] = []
+
+    for change in range(3):
+        expected.append(exact(await fresh_record(messages)))
+        await send(adapter, messages)
+        if change == 0:
+            # The same parts in the same order, but the tool return now sits in a response.
+            response.parts.insert(0, request.parts.pop())
+        else:
+            # The same parts list, in a request instead of a response.
+            messages[1] = PydanticModelRequest(parts=response.parts)
+
+    assert [exact(call.request) for call in model.calls] == expected
+    assert model.calls[0].request.input[1]["type"] == "function_call_output"
+    assert model.calls[1].request.input[1] is returned
+    assert model.calls[2].request.input[2] == TextPart("So.")
+
+
+async def test_a_part_that_is_not_plain_data_is_converted_on_every_call() -> None:
+    image = ImageUrl("https://example.com/a.png")
+    model = ScriptedModel([[assistant_message("ok")] for _ in range(2)])
+    adapter = pydantic_ai_model(model)
+    user = UserPromptPart(["Look:", image])
+    messages: list[ModelMessage] = [PydanticModelRequest(parts=[user])]
+
+    await send(adapter, messages)
+    cast_list(user.content)[0] = "Look again:"
+    messages.append(PydanticModelResponse(parts=[TextPart("A cat.")]))
+    await send(adapter, messages)
+
+    first, second = (call.request.input for call in model.calls)
+    assert first[0]["content"][0] == {"type": "input_text", "text": "Look:"}
+    assert second[0]["content"] == [{"type": "input_text", "text": "Look again:"}, image]
+    assert second[1] == assistant_message("A cat.")
+
+
+async def test_a_part_of_the_callers_own_making_is_kept_on_every_call() -> None:
+    @dataclasses.dataclass
+    class Note:  # a field left unset, and a kind whose fields a fingerprint would read
+        text: str
+        seen: int = dataclasses.field(init=False)
+        part_kind: str = "retry-prompt"
+
+    @dataclasses.dataclass
+    class Marker:  # no part_kind, every field set
+        text: str
+
+    model = ScriptedModel([[assistant_message("ok")] for _ in range(2)])
+    adapter = pydantic_ai_model(model)
+    note, marker = Note("a"), Marker("b")
+    messages: list[ModelMessage] = [
+        PydanticModelRequest(parts=[UserPromptPart("Hi.")]),
+        PydanticModelResponse(parts=[cast_any(marker), cast_any(note)]),
+    ]
+
+    await send(adapter, messages)
+    messages.append(PydanticModelRequest(parts=[UserPromptPart("More.")]))
+    await send(adapter, messages)
+
+    first, second = (call.request.input for call in model.calls)
+    assert first[1] is marker
+    assert first[2] is note
+    assert second[1:3] == [marker, note]
+    assert second[3] == {"type": "message", "role": "user", "content": "More."}
+
+
+def cast_any(value: object) -> Any:
+    return value
+
+
+@st.composite
+def edits(draw: st.DrawFn) -> list[tuple[str, Any]]:
+    """Changes a caller might make to the conversation between two calls."""
+    values = st.sampled_from([0, 1, True, 1.0, -0.0, 0.0, "1", None])
+    edit = st.one_of(
+        st.tuples(st.just("args"), values),
+        st.tuples(st.just("reorder"), st.none()),
+        st.tuples(st.just("content"), st.sampled_from(["hi", "hi!", ""])),
+        st.tuples(st.just("returned"), values),
+        st.tuples(st.just("outcome"), st.sampled_from(["success", "failed"])),
+        st.tuples(st.just("replace"), st.integers(0, 5)),
+        st.tuples(st.just("drop"), st.integers(0, 5)),
+        st.tuples(st.just("append"), st.sampled_from(["user", "text", "call", "return"])),
+    )
+    return draw(st.lists(edit, max_size=4))
+
+
+def apply_edit(messages: list[ModelMessage], kind: str, value: Any) -> None:
+    parts = [part for message in messages for part in message.parts]
+    calls = [part for part in parts if isinstance(part, ToolCallPart)]
+    returns = [part for part in parts if isinstance(part, ToolReturnPart)]
+    if kind == "args" and calls and isinstance(calls[0].args, dict):
+        calls[0].args["a"] = value
+    elif kind == "reorder" and calls and isinstance(calls[-1].args, dict) and calls[-1].args:
+        args = calls[-1].args
+        first = next(iter(args))
+        args[first] = args.pop(first)
+    elif kind == "content":
+        for part in parts:
+            if isinstance(part, SystemPromptPart):
+                part.content = value
+    elif kind == "returned" and returns:
+        returns[0].content = {"v": value}
+    elif kind == "outcome" and returns:
+        returns[-1].outcome = value
+    elif kind == "replace" and messages:
+        message = messages[value % len(messages)]
+        if message.parts:
+            message.parts[0] = copy_part(message.parts[0])
+    elif kind == "drop" and len(messages) > 1:
+        del messages[value % len(messages)]
+    elif kind == "append":
+        messages.append(
+            {
+                "user": lambda: PydanticModelRequest(parts=[UserPromptPart("more")]),
+                "text": lambda: PydanticModelResponse(parts=[TextPart("so")]),
+                "call": lambda: PydanticModelResponse(
+                    parts=[ToolCallPart("f", {"a": 1}, tool_call_id="c2")]
+                ),
+                "return": lambda: PydanticModelRequest(
+                    parts=[ToolReturnPart("f", "ok", tool_call_id="c2")]
+                ),
+            }[value]()
+        )
+
+
+def copy_part(part: Any) -> Any:
+    return copy.deepcopy(part)
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(st.lists(edits(), min_size=1, max_size=5))
+async def test_every_call_records_what_a_fresh_conversion_of_its_messages_gives(
+    rounds: list[list[tuple[str, Any]]],
+) -> None:
+    model = ScriptedModel([[assistant_message("ok")] for _ in rounds])
+    adapter = pydantic_ai_model(model)
+    messages = history()
+    expected: list[str] = []
+    for changes in rounds:
+        for kind, value in changes:
+            apply_edit(messages, kind, value)
+        expected.append(exact(await fresh_record(messages)))
+        await send(adapter, messages)
+    # Every record, earlier ones included, still holds what was sent at its call.
+    assert [exact(call.request) for call in model.calls] == expected

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 import pytest
@@ -22,54 +20,27 @@ from agents_testing import (  # noqa: E402 - after the skips above
     assistant_message,
     function_call,
     model_error,
-    model_stream,
 )
-from agents_testing.adapters.httpx import scripted_transport  # noqa: E402
-from agents_testing.wire import ScriptedServer  # noqa: E402
+
+from ._clients import (  # noqa: E402
+    Provider,
+    error_then_answer,
+    statuses,
+    stream_failing_after,
+)
 
 API_KEY = "sk-ant-test-key-never-recorded-2718"
-MODES = ["transport", "server"]
+# The Anthropic clients' base URL is the host itself: they add /v1/messages.
+ANTHROPIC = Provider(
+    anthropic.Anthropic, anthropic.AsyncAnthropic, httpx_for_anthropic, "", API_KEY
+)
+sync_client = ANTHROPIC.connect
+async_client = ANTHROPIC.connect_async
 WEATHER_TOOL = {
     "name": "get_weather",
     "description": "Return the weather in a city.",
     "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
 }
-
-
-@contextmanager
-def sync_client(model: ScriptedModel, mode: str) -> Iterator[Any]:
-    if mode == "transport":
-        transport = scripted_transport(model)
-        with anthropic.Anthropic(
-            base_url="http://scripted.invalid",
-            api_key=API_KEY,
-            http_client=httpx_for_anthropic.Client(transport=transport),
-        ) as client:
-            yield client, transport.endpoint
-        return
-    with (
-        ScriptedServer(model) as server,
-        anthropic.Anthropic(base_url=server.url, api_key=API_KEY) as client,
-    ):
-        yield client, server.endpoint
-
-
-@asynccontextmanager
-async def async_client(model: ScriptedModel, mode: str) -> AsyncIterator[Any]:
-    if mode == "transport":
-        transport = scripted_transport(model)
-        async with anthropic.AsyncAnthropic(
-            base_url="http://scripted.invalid",
-            api_key=API_KEY,
-            http_client=httpx_for_anthropic.AsyncClient(transport=transport),
-        ) as client:
-            yield client, transport.endpoint
-        return
-    async with (
-        ScriptedServer(model) as server,
-        anthropic.AsyncAnthropic(base_url=server.url, api_key=API_KEY) as client,
-    ):
-        yield client, server.endpoint
 
 
 def weather_script() -> list[Any]:
@@ -124,7 +95,6 @@ def messages_tool_loop(client: Any, prompt: str, *, stream: bool = False) -> str
         )
 
 
-@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
 def test_messages_tool_workflow(mode: str, stream: bool) -> None:
     model = ScriptedModel(weather_script())
@@ -146,7 +116,6 @@ def test_messages_tool_workflow(mode: str, stream: bool) -> None:
     model.assert_complete()
 
 
-@pytest.mark.parametrize("mode", MODES)
 def test_stream_sends_the_real_event_types(mode: str) -> None:
     model = ScriptedModel([[assistant_message("Hello")]])
 
@@ -171,7 +140,6 @@ def test_stream_sends_the_real_event_types(mode: str) -> None:
     assert events[0].message.id == "msg_scripted_1"
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_async_messages_plain_and_streamed(mode: str) -> None:
     model = ScriptedModel([[assistant_message("plain")], [assistant_message("streamed")]])
 
@@ -190,15 +158,9 @@ async def test_async_messages_plain_and_streamed(mode: str) -> None:
     model.assert_complete()
 
 
-@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("status", [429, 529])
 def test_client_retries_rate_limit_and_overloaded(mode: str, status: int) -> None:
-    model = ScriptedModel(
-        [
-            model_error(ScriptedHTTPError(status, retry_after=0.001)),
-            [assistant_message("after the retry")],
-        ]
-    )
+    model = error_then_answer(ScriptedHTTPError(status, retry_after=0.001), "after the retry")
 
     with sync_client(model, mode) as (client, endpoint):
         message = client.messages.create(
@@ -206,11 +168,10 @@ def test_client_retries_rate_limit_and_overloaded(mode: str, status: int) -> Non
         )
 
     assert message.content[0].text == "after the retry"
-    assert [exchange.status for exchange in endpoint.requests] == [status, 200]
+    assert statuses(endpoint) == [status, 200]
     model.assert_complete()
 
 
-@pytest.mark.parametrize("mode", MODES)
 def test_overloaded_surfaces_when_retries_are_off(mode: str) -> None:
     model = ScriptedModel([model_error(ScriptedHTTPError(529, "Overloaded"))])
 
@@ -226,7 +187,6 @@ def test_overloaded_surfaces_when_retries_are_off(mode: str) -> None:
     assert caught.value.body["error"]["type"] == "overloaded_error"
 
 
-@pytest.mark.parametrize("mode", MODES)
 def test_api_key_is_never_recorded(mode: str) -> None:
     model = ScriptedModel([])
 
@@ -247,13 +207,8 @@ def test_api_key_is_never_recorded(mode: str) -> None:
     assert all(API_KEY not in text for text in texts)
 
 
-@pytest.mark.parametrize("mode", MODES)
 def test_overloaded_mid_stream_raises_after_the_text(mode: str) -> None:
-    def events() -> Any:
-        yield {"type": "output_text_delta", "item_id": None, "delta": "It is"}
-        raise ScriptedHTTPError(529, "Overloaded")
-
-    model = ScriptedModel([model_stream(events())])
+    model = stream_failing_after("It is", ScriptedHTTPError(529, "Overloaded"))
     deltas: list[str] = []
 
     def read_deltas(client: Any) -> None:
@@ -274,5 +229,5 @@ def test_overloaded_mid_stream_raises_after_the_text(mode: str) -> None:
         "error": {"type": "overloaded_error", "message": "Overloaded"},
     }
     assert deltas == ["It is"]
-    assert [exchange.status for exchange in endpoint.requests] == [200]
+    assert statuses(endpoint) == [200]
     model.assert_complete()

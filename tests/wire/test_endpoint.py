@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import pickle
 from typing import Any
@@ -318,6 +319,15 @@ def test_scripted_provider_events_go_out_verbatim() -> None:
     assert events == [("message_start", exact[0]), ("message_stop", exact[1])]
 
 
+def test_a_wrapped_provider_event_of_any_type_goes_out_verbatim() -> None:
+    odd = {"type": ["not", "a", "name"], "data": 1}
+    model = ScriptedModel([model_stream([{"type": "model", "event": odd}])])
+
+    response = post(ScriptedEndpoint(model), "/v1/responses", {**RESPONSES, "stream": True})
+
+    assert sse_events(response) == [(None, {**odd, "sequence_number": 0})]
+
+
 # -- provider errors -----------------------------------------------------------------------
 
 
@@ -378,9 +388,26 @@ def test_error_after_stream_started_ends_the_stream_with_an_error_event() -> Non
     assert (name, data["error"]["message"]) == ("error", "stream broke")
 
 
-def test_responses_error_mid_stream_is_the_live_apis_error_event() -> None:
+def test_error_before_the_first_event_is_the_http_error() -> None:
     def events() -> Any:
-        yield {"type": "output_text_delta", "item_id": None, "delta": "partial"}
+        raise ScriptedHTTPError(429, "Slow down", retry_after=2)
+        yield  # a generator that fails on its first read
+
+    model = ScriptedModel([model_stream(events())])
+
+    response = post(ScriptedEndpoint(model), "/v1/responses", {**RESPONSES, "stream": True})
+
+    # Nothing was sent yet, so the client still gets a status it can retry on.
+    assert not response.streamed
+    assert response.status == 429
+    assert ("retry-after", "2") in response.headers
+    assert json.loads(response.body)["error"]["message"] == "Slow down"
+
+
+def test_responses_error_mid_stream_fails_the_response() -> None:
+    def events() -> Any:
+        yield {"type": "output_text_delta", "item_id": "msg_a", "delta": "Done."}
+        yield {"type": "output_text_delta", "item_id": "msg_b", "delta": "It is"}
         raise ScriptedHTTPError(429, "Slow down", code="rate_limit_exceeded")
 
     model = ScriptedModel([model_stream(events())])
@@ -391,23 +418,59 @@ def test_responses_error_mid_stream_is_the_live_apis_error_event() -> None:
     events_sent = sse_events(response)
     # Numbered in the order sent, like every other event of the stream.
     assert [data["sequence_number"] for _, data in events_sent] == list(range(len(events_sent)))
-    assert [name for name, _ in events_sent[:2]] == ["response.created", "response.in_progress"]
+    names = [name for name, _ in events_sent]
+    assert names[:2] == ["response.created", "response.in_progress"]
+    assert names.count("response.output_item.done") == 1  # only the first message finished
     name, data = events_sent[-1]
-    error = {
+    assert (name, data["type"]) == ("response.failed", "response.failed")
+    failed = data["response"]
+    assert failed["id"] == events_sent[0][1]["response"]["id"] == "resp_scripted_1"
+    assert (failed["status"], failed["usage"]) == ("failed", None)
+    assert failed["error"] == {
+        "code": "rate_limit_exceeded",
         "message": "Slow down",
+        "param": None,
         "type": "rate_limit_exceeded",
-        "param": None,
-        "code": "rate_limit_exceeded",
     }
-    assert name == "error"
-    assert data == {
-        "type": "error",
-        "sequence_number": len(events_sent) - 1,
-        "code": "rate_limit_exceeded",
-        "message": "Slow down",
-        "param": None,
-        "error": error,
-    }
+    # The output as streamed: the finished message, then the one cut off mid-text.
+    assert [(item["id"], item["status"]) for item in failed["output"]] == [
+        ("msg_a", "completed"),
+        ("msg_b", "in_progress"),
+    ]
+    assert [item["content"][0]["text"] for item in failed["output"]] == ["Done.", "It is"]
+    model.assert_complete()  # a scripted failure is part of the script
+
+
+def test_responses_failure_of_any_exception_is_a_server_error() -> None:
+    def events() -> Any:
+        yield {"type": "response_started"}
+        raise RuntimeError("backend exploded")
+
+    model = ScriptedModel([model_stream(events())])
+
+    response = post(ScriptedEndpoint(model), "/v1/responses", {**RESPONSES, "stream": True})
+
+    name, data = sse_events(response)[-1]
+    assert name == "response.failed"
+    assert data["response"]["output"] == []
+    assert data["response"]["error"]["code"] == "server_error"
+    assert data["response"]["error"]["message"] == "RuntimeError: backend exploded"
+
+
+@pytest.mark.parametrize(
+    "terminal", ["response.completed", "response.failed", "response.incomplete"]
+)
+def test_responses_error_after_a_scripted_terminal_event_is_an_error_event(terminal: str) -> None:
+    def events() -> Any:
+        yield {"type": terminal, "response": {"id": "resp_x", "status": "x", "output": []}}
+        raise ScriptedHTTPError(500, "late failure")
+
+    model = ScriptedModel([model_stream(events())])
+
+    response = post(ScriptedEndpoint(model), "/v1/responses", {**RESPONSES, "stream": True})
+
+    # A response ends once: a failure after its terminal event belongs to the stream.
+    assert [name for name, _ in sse_events(response)] == [terminal, "error"]
 
 
 class _SourceWithBrokenClose:
@@ -440,16 +503,37 @@ def test_a_violation_keeps_its_answer_when_the_source_close_also_fails() -> None
     assert caught.value.reason == "unsupported_output"
 
 
-def test_a_source_close_failure_after_a_full_stream_ends_it_with_an_error_event() -> None:
+@pytest.mark.parametrize(
+    ("path", "body", "terminal"),
+    [
+        ("/v1/messages", MESSAGES, "message_stop"),
+        ("/v1/responses", RESPONSES, "response.completed"),
+    ],
+)
+def test_a_source_close_failure_after_a_full_stream_ends_it_with_an_error_event(
+    path: str, body: dict[str, Any], terminal: str
+) -> None:
+    delta = {"type": "output_text_delta", "item_id": None, "delta": "hi"}
+    done = {"type": "response_done", "response": {"output": [assistant_message("hi")]}}
+    model = ScriptedModel([model_stream(_SourceWithBrokenClose([delta, done]))])
+
+    response = post(ScriptedEndpoint(model), path, {**body, "stream": True})
+
+    assert response.status == 200
+    (before, _), (name, data) = sse_events(response)[-2:]
+    assert (before, name) == (terminal, "error")
+    assert "close broke" in data["error"]["message"]
+
+
+def test_a_source_close_failure_before_the_response_ended_fails_it() -> None:
     delta = {"type": "output_text_delta", "item_id": None, "delta": "hi"}
     model = ScriptedModel([model_stream(_SourceWithBrokenClose([delta]))])
 
-    response = post(ScriptedEndpoint(model), "/v1/messages", {**MESSAGES, "stream": True})
+    response = post(ScriptedEndpoint(model), "/v1/responses", {**RESPONSES, "stream": True})
 
-    assert response.status == 200
     name, data = sse_events(response)[-1]
-    assert name == "error"
-    assert "close broke" in data["error"]["message"]
+    assert name == "response.failed"
+    assert "close broke" in data["response"]["error"]["message"]
 
 
 def test_scripted_http_error_rejects_a_status_outside_4xx_5xx() -> None:
@@ -580,13 +664,17 @@ def test_exhausted_script_on_a_streamed_call_fails_the_model() -> None:
     assert caught.value.streamed is True
 
 
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
 @pytest.mark.parametrize(
     ("path", "body"), [("/v1/chat/completions", CHAT), ("/v1/messages", MESSAGES)]
 )
-def test_item_the_format_cannot_express_is_a_violation(path: str, body: dict[str, Any]) -> None:
+def test_item_the_format_cannot_express_is_a_violation(
+    path: str, body: dict[str, Any], stream: bool
+) -> None:
     endpoint = ScriptedEndpoint(ScriptedModel([[{"type": "reasoning", "summary": []}]]))
 
-    assert post(endpoint, path, body).status == 500
+    # A plain step is answered whole even when streamed, so it still gets its HTTP error.
+    assert post(endpoint, path, {**body, "stream": stream}).status == 500
 
     with pytest.raises(WireRequestError) as caught:
         endpoint.assert_complete()
@@ -607,6 +695,68 @@ def test_stream_event_without_a_wire_form_is_a_violation(event: Any) -> None:
         endpoint.assert_complete()
     assert caught.value.reason == "unsupported_output"
     assert repr(event) in (caught.value.detail or "")
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "failure"),
+    [("/v1/responses", RESPONSES, "response.failed"), ("/v1/messages", MESSAGES, "error")],
+)
+def test_stream_event_without_a_wire_form_after_the_first_fails_the_stream(
+    path: str, body: dict[str, Any], failure: str
+) -> None:
+    delta = {"type": "output_text_delta", "item_id": None, "delta": "partial"}
+    endpoint = ScriptedEndpoint(ScriptedModel([model_stream([delta, 42])]))
+
+    response = post(endpoint, path, {**body, "stream": True})
+
+    # The status went out with the first event: the stream ends as failed instead.
+    assert response.status == 200
+    name, data = sse_events(response)[-1]
+    assert name == failure
+    error = data["response"]["error"] if failure == "response.failed" else data["error"]
+    assert error["message"].startswith("agents-testing: ")
+    assert "script only items this wire format can express" in error["message"]
+    assert [exchange.status for exchange in endpoint.requests] == [200]
+    with pytest.raises(WireRequestError) as caught:
+        endpoint.assert_complete()
+    assert (caught.value.reason, caught.value.request_index) == ("unsupported_output", 0)
+    assert "42" in (caught.value.detail or "")
+
+
+async def test_open_async_sends_an_exact_stream_as_its_events_come() -> None:
+    read: list[str] = []
+
+    async def events() -> Any:
+        for text in ("a", "b"):
+            read.append(text)
+            yield {"type": "output_text_delta", "item_id": None, "delta": text}
+
+    endpoint = ScriptedEndpoint(ScriptedModel([model_stream(events())]))
+    body = json.dumps({**RESPONSES, "stream": True}).encode()
+
+    response, rest = await endpoint.open_async("POST", "/v1/responses", HEADERS, body)
+
+    # The head is decided and recorded at the first event; the rest is not produced yet.
+    assert (response.status, response.streamed, read) == (200, True, ["a"])
+    assert [exchange.status for exchange in endpoint.requests] == [200]
+    assert rest is not None
+    later = [chunk async for chunk in rest]
+    assert read == ["a", "b"]
+    sent = sse_events(dataclasses.replace(response, chunks=response.chunks + tuple(later)))
+    deltas = [data["delta"] for name, data in sent if name == "response.output_text.delta"]
+    assert deltas == ["a", "b"]
+    assert sent[-1][0] == "response.completed"
+    endpoint.assert_complete()
+
+
+async def test_open_async_answers_a_plain_step_whole() -> None:
+    endpoint = ScriptedEndpoint(ScriptedModel([[assistant_message("hi")]]))
+    body = json.dumps({**RESPONSES, "stream": True}).encode()
+
+    response, rest = await endpoint.open_async("POST", "/v1/responses", HEADERS, body)
+
+    assert rest is None
+    assert "response.completed" in response.body.decode()
 
 
 @pytest.mark.parametrize("body", [b"", b"null", b"{}", b'{"messages": null}', b"\x00" * 5])

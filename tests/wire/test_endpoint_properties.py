@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents_testing import ScriptedModel, assistant_message, function_call
+from agents_testing import (
+    ScriptedHTTPError,
+    ScriptedModel,
+    assistant_message,
+    function_call,
+    model_stream,
+)
 from agents_testing.wire import ScriptedEndpoint
 
 PATHS = st.sampled_from(
@@ -83,3 +90,89 @@ def test_any_json_body_gets_an_http_answer(path: str, body: Any) -> None:
             pass
         else:
             raise AssertionError(f"status {status} left no violation")
+
+
+# Scripted stream events: the core's, ones the formats cannot carry, and junk.
+STREAM_EVENTS = st.lists(
+    st.one_of(
+        st.just({"type": "response_started"}),
+        st.builds(
+            lambda text: {"type": "output_text_delta", "item_id": None, "delta": text},
+            st.text(max_size=4),
+        ),
+        st.sampled_from(
+            [
+                {"type": "response_done", "response": {"output": [assistant_message("done")]}},
+                {
+                    "type": "response_done",
+                    "response": {"output": [function_call("f", {}, call_id="c")]},
+                },
+                {"type": "response_done", "response": {"output": [{"type": "reasoning"}]}},
+                {"type": "output_text_delta", "delta": 7},
+            ]
+        ),
+        JSON,
+    ),
+    max_size=5,
+)
+STREAM_PATHS = st.sampled_from(["/v1/responses", "/v1/chat/completions", "/v1/messages"])
+
+
+class _Source:
+    """A scripted stream source that may fail at one position and records its close."""
+
+    def __init__(self, events: list[Any], fail_at: int | None) -> None:
+        self.events = events
+        self.fail_at = fail_at
+        self.closed = False
+
+    async def run(self) -> Any:
+        try:
+            for index, event in enumerate([*self.events, None]):
+                if index == self.fail_at:
+                    raise ScriptedHTTPError(503, "boom")
+                if index < len(self.events):
+                    yield event
+        finally:
+            self.closed = True
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    path=STREAM_PATHS,
+    events=STREAM_EVENTS,
+    fail_at=st.none() | st.integers(0, 5),
+    read=st.none() | st.integers(0, 12),
+)
+def test_any_scripted_stream_is_answered_and_its_source_closed(
+    path: str, events: list[Any], fail_at: int | None, read: int | None
+) -> None:
+    source = _Source(events, fail_at)
+    endpoint = ScriptedEndpoint(ScriptedModel([model_stream(source.run())]))
+    body = {"model": "m", "input": "hi", "messages": [{"role": "user", "content": "hi"}]}
+
+    async def answer() -> tuple[int, bool, bool]:
+        raw = json.dumps({**body, "stream": True}).encode()
+        response, rest = await endpoint.open_async("POST", path, [], raw)
+        if rest is not None:
+            # The client reads some chunks (``read``) then closes, or reads them all.
+            async for index, _ in _enumerate(rest):
+                if read is not None and index >= read:
+                    break
+            await rest.aclose()
+        # Checked inside the loop: asyncio.run would close a forgotten source on its way out.
+        return response.status, response.streamed, source.closed
+
+    status, streamed, closed = asyncio.run(answer())
+
+    assert status == 200 or 400 <= status < 600
+    assert streamed is (status == 200)
+    assert [request.status for request in endpoint.requests] == [status]
+    assert closed  # whatever happened, the scripted source was closed
+
+
+async def _enumerate(chunks: Any) -> Any:
+    index = 0
+    async for chunk in chunks:
+        yield index, chunk
+        index += 1

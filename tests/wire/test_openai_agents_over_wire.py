@@ -13,6 +13,7 @@ openai = pytest.importorskip("openai")
 
 from agents import (  # noqa: E402
     Agent,
+    ModelBehaviorError,
     ModelSettings,
     OpenAIResponsesModel,
     RunConfig,
@@ -80,7 +81,7 @@ async def test_runner_tool_workflow_over_the_wire(stream: bool) -> None:
     model.assert_complete()
 
 
-async def test_streamed_run_raises_the_error_that_ends_the_stream() -> None:
+async def test_streamed_run_raises_the_failed_response() -> None:
     def events() -> object:
         yield {"type": "output_text_delta", "item_id": None, "delta": "It is"}
         raise ScriptedHTTPError(500, "The model crashed")
@@ -90,12 +91,15 @@ async def test_streamed_run_raises_the_error_that_ends_the_stream() -> None:
 
     async with ScriptedServer(model) as server:
         result = Runner.run_streamed(weather_agent(server), "Weather in Tokyo?", run_config=config)
-        with pytest.raises(openai.APIError) as caught:
+        with pytest.raises(ModelBehaviorError) as caught:
             async for _ in result.stream_events():
                 pass
 
-    # The SDK's stream parser raises the live API's mid-stream error; the run surfaces it.
-    assert caught.value.message == "The model crashed"
-    assert caught.value.body["type"] == "server_error"
+    # The SDK ends the run on the live API's response.failed and names its error.
+    message = str(caught.value)
+    assert "response.failed" in message
+    assert "status=failed" in message
+    assert "The model crashed" in message
+    assert "server_error" in message
     assert [exchange.status for exchange in server.requests] == [200]
     model.assert_complete()

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+import threading
 from typing import Any
 
 import pytest
@@ -22,10 +22,18 @@ from agents_testing import (  # noqa: E402 - after the skips above
     model_stream,
 )
 from agents_testing.adapters.httpx import scripted_transport  # noqa: E402
-from agents_testing.wire import ScriptedServer  # noqa: E402
+
+from ._clients import (  # noqa: E402
+    Provider,
+    error_then_answer,
+    statuses,
+    stream_failing_after,
+)
 
 API_KEY = "sk-test-key-never-recorded-31337"
-MODES = ["transport", "server"]
+OPENAI = Provider(openai.OpenAI, openai.AsyncOpenAI, httpx, "/v1", API_KEY)
+sync_client = OPENAI.connect
+async_client = OPENAI.connect_async
 WEATHER_TOOL_RESPONSES = {
     "type": "function",
     "name": "get_weather",
@@ -45,45 +53,6 @@ def weather_script() -> list[Any]:
         [function_call("get_weather", {"city": "Tokyo"}, call_id="call_1")],
         [assistant_message("It is sunny in Tokyo.")],
     ]
-
-
-@contextmanager
-def sync_client(model: ScriptedModel, mode: str, **options: Any) -> Iterator[Any]:
-    """Yield ``(client, endpoint)`` for the mode: in-process transport or loopback server."""
-    if mode == "transport":
-        transport = scripted_transport(model)
-        http_client = httpx.Client(transport=transport)
-        with openai.OpenAI(
-            base_url="http://scripted.invalid/v1",
-            api_key=API_KEY,
-            http_client=http_client,
-            **options,
-        ) as client:
-            yield client, transport.endpoint
-        return
-    with (
-        ScriptedServer(model) as server,
-        openai.OpenAI(base_url=server.base_url, api_key=API_KEY, **options) as client,
-    ):
-        yield client, server.endpoint
-
-
-@asynccontextmanager
-async def async_client(model: ScriptedModel, mode: str) -> AsyncIterator[Any]:
-    if mode == "transport":
-        transport = scripted_transport(model)
-        async with openai.AsyncOpenAI(
-            base_url="http://scripted.invalid/v1",
-            api_key=API_KEY,
-            http_client=httpx.AsyncClient(transport=transport),
-        ) as client:
-            yield client, transport.endpoint
-        return
-    async with (
-        ScriptedServer(model) as server,
-        openai.AsyncOpenAI(base_url=server.base_url, api_key=API_KEY) as client,
-    ):
-        yield client, server.endpoint
 
 
 def run_weather_tool(city: str) -> str:
@@ -125,7 +94,6 @@ def responses_tool_loop(client: Any, prompt: str, *, stream: bool = False) -> st
             )
 
 
-@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
 def test_responses_tool_workflow(mode: str, stream: bool) -> None:
     model = ScriptedModel(weather_script())
@@ -150,7 +118,6 @@ def test_responses_tool_workflow(mode: str, stream: bool) -> None:
     model.assert_complete()
 
 
-@pytest.mark.parametrize("mode", MODES)
 def test_responses_stream_sends_the_real_event_types(mode: str) -> None:
     model = ScriptedModel([[assistant_message("Hello there")]])
 
@@ -172,7 +139,6 @@ def test_responses_stream_sends_the_real_event_types(mode: str) -> None:
     assert events[-1].response.id == "resp_scripted_1"
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_async_responses_plain_and_streamed(mode: str) -> None:
     model = ScriptedModel([[assistant_message("plain")], [assistant_message("streamed")]])
 
@@ -227,7 +193,6 @@ def chat_tool_loop(client: Any, prompt: str, *, stream: bool = False) -> str:
             messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
 
 
-@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
 def test_chat_completions_tool_workflow(mode: str, stream: bool) -> None:
     model = ScriptedModel(weather_script())
@@ -247,7 +212,6 @@ def test_chat_completions_tool_workflow(mode: str, stream: bool) -> None:
     model.assert_complete()
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_async_chat_completions_plain_and_streamed(mode: str) -> None:
     model = ScriptedModel(
         [
@@ -288,13 +252,9 @@ async def test_async_chat_completions_plain_and_streamed(mode: str) -> None:
 # -- errors and retries --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("mode", MODES)
 def test_client_retries_a_scripted_429(mode: str) -> None:
-    model = ScriptedModel(
-        [
-            model_error(ScriptedHTTPError(429, "Rate limited", retry_after=0.001)),
-            [assistant_message("after the retry")],
-        ]
+    model = error_then_answer(
+        ScriptedHTTPError(429, "Rate limited", retry_after=0.001), "after the retry"
     )
 
     with sync_client(model, mode) as (client, endpoint):
@@ -303,7 +263,7 @@ def test_client_retries_a_scripted_429(mode: str) -> None:
         )
 
     assert response.choices[0].message.content == "after the retry"
-    assert [exchange.status for exchange in endpoint.requests] == [429, 200]
+    assert statuses(endpoint) == [429, 200]
     retry_counts = [
         call.request.extra["headers"]["x-stainless-retry-count"] for call in model.calls
     ]
@@ -311,14 +271,8 @@ def test_client_retries_a_scripted_429(mode: str) -> None:
     model.assert_complete()
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_async_client_retries_a_scripted_500_on_a_stream(mode: str) -> None:
-    model = ScriptedModel(
-        [
-            model_error(ScriptedHTTPError(500, retry_after=0.001)),
-            [assistant_message("recovered")],
-        ]
-    )
+    model = error_then_answer(ScriptedHTTPError(500, retry_after=0.001), "recovered")
 
     async with async_client(model, mode) as (client, endpoint):
         events = [
@@ -329,18 +283,15 @@ async def test_async_client_retries_a_scripted_500_on_a_stream(mode: str) -> Non
         ]
 
     assert events[-1].response.output_text == "recovered"
-    assert [exchange.status for exchange in endpoint.requests] == [500, 200]
+    assert statuses(endpoint) == [500, 200]
     model.assert_complete()
 
 
-def broken_stream_script() -> list[Any]:
+def broken_stream() -> ScriptedModel:
     """Script one stream that sends some text, then fails as a rate-limited live stream does."""
-
-    def events() -> Any:
-        yield {"type": "output_text_delta", "item_id": None, "delta": "It is"}
-        raise ScriptedHTTPError(429, "Slow down", code="rate_limit_exceeded")
-
-    return [model_stream(events())]
+    return stream_failing_after(
+        "It is", ScriptedHTTPError(429, "Slow down", code="rate_limit_exceeded")
+    )
 
 
 MID_STREAM_ERROR = {
@@ -351,12 +302,72 @@ MID_STREAM_ERROR = {
 }
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_responses_error_mid_stream_raises_api_error_after_the_text(mode: str) -> None:
-    model = ScriptedModel(broken_stream_script())
-    received: list[Any] = []
+def test_responses_error_mid_stream_is_a_failed_response_event(mode: str) -> None:
+    model = broken_stream()
 
     with sync_client(model, mode) as (client, endpoint):
+        # The live API ends a response that fails midway with response.failed, which the
+        # client yields rather than raises: code that ignores it treats the cut-off text as
+        # the answer, and a scripted failure lets a test catch that.
+        events = list(client.responses.create(model="gpt-test", input="hi", stream=True))
+
+    assert [event.delta for event in events if event.type == "response.output_text.delta"] == [
+        "It is"
+    ]
+    failed = events[-1]
+    assert isinstance(failed, openai.types.responses.ResponseFailedEvent)
+    assert failed.response.status == "failed"
+    assert failed.response.id == events[0].response.id
+    assert failed.response.error is not None
+    assert (failed.response.error.code, failed.response.error.message) == (
+        "rate_limit_exceeded",
+        "Slow down",
+    )
+    [partial] = failed.response.output
+    assert (partial.type, partial.status, partial.content[0].text) == (
+        "message",
+        "in_progress",
+        "It is",
+    )
+    assert statuses(endpoint) == [200]
+    model.assert_complete()
+
+
+async def test_responses_stream_helper_sees_the_failure_and_has_no_final_response(
+    mode: str,
+) -> None:
+    model = broken_stream()
+    types: list[str] = []
+
+    async def read_events(client: Any) -> Any:
+        async with client.responses.stream(model="gpt-test", input="hi") as stream:
+            async for event in stream:
+                types.append(event.type)
+            return await stream.get_final_response()
+
+    async with async_client(model, mode) as (client, _endpoint):
+        with pytest.raises(RuntimeError, match=r"response\.completed"):
+            await read_events(client)
+
+    assert types[-2:] == ["response.output_text.delta", "response.failed"]
+    model.assert_complete()
+
+
+def test_error_event_scripted_verbatim_is_raised_by_the_client(mode: str) -> None:
+    def events() -> Any:
+        yield {"type": "output_text_delta", "item_id": None, "delta": "It is"}
+        yield {
+            "type": "error",
+            "code": "rate_limit_exceeded",
+            "message": "Slow down",
+            "param": None,
+            "error": MID_STREAM_ERROR,
+        }
+
+    model = ScriptedModel([model_stream(events())])
+    received: list[Any] = []
+
+    with sync_client(model, mode) as (client, _):
         stream = client.responses.create(model="gpt-test", input="hi", stream=True)
         with pytest.raises(openai.APIError) as caught:
             received.extend(stream)
@@ -365,37 +376,12 @@ def test_responses_error_mid_stream_raises_api_error_after_the_text(mode: str) -
     assert not isinstance(caught.value, openai.APIStatusError)
     assert caught.value.message == "Slow down"
     assert caught.value.body == MID_STREAM_ERROR
-    assert (caught.value.code, caught.value.type) == ("rate_limit_exceeded", "rate_limit_exceeded")
-    assert [event.delta for event in received if event.type == "response.output_text.delta"] == [
-        "It is"
-    ]
-    assert [exchange.status for exchange in endpoint.requests] == [200]
+    assert [event.type for event in received][-1] == "response.output_text.delta"
     model.assert_complete()
 
 
-@pytest.mark.parametrize("mode", MODES)
-async def test_responses_stream_helper_raises_a_mid_stream_error(mode: str) -> None:
-    model = ScriptedModel(broken_stream_script())
-    deltas: list[str] = []
-
-    async def read_deltas(client: Any) -> None:
-        async with client.responses.stream(model="gpt-test", input="hi") as stream:
-            async for event in stream:
-                if event.type == "response.output_text.delta":
-                    deltas.append(event.delta)
-
-    async with async_client(model, mode) as (client, _endpoint):
-        with pytest.raises(openai.APIError) as caught:
-            await read_deltas(client)
-
-    assert caught.value.body == MID_STREAM_ERROR
-    assert deltas == ["It is"]
-    model.assert_complete()
-
-
-@pytest.mark.parametrize("mode", MODES)
 def test_chat_completions_error_mid_stream_raises_api_error(mode: str) -> None:
-    model = ScriptedModel(broken_stream_script())
+    model = broken_stream()
     received: list[Any] = []
 
     with sync_client(model, mode) as (client, endpoint):
@@ -411,11 +397,10 @@ def test_chat_completions_error_mid_stream_raises_api_error(mode: str) -> None:
         "",
         "It is",
     ]
-    assert [exchange.status for exchange in endpoint.requests] == [200]
+    assert statuses(endpoint) == [200]
     model.assert_complete()
 
 
-@pytest.mark.parametrize("mode", MODES)
 def test_error_the_client_does_not_retry_surfaces_with_its_status(mode: str) -> None:
     model = ScriptedModel([model_error(ScriptedHTTPError(401, "Bad key"))])
 
@@ -430,7 +415,6 @@ def test_error_the_client_does_not_retry_surfaces_with_its_status(mode: str) -> 
     assert len(endpoint.requests) == 1
 
 
-@pytest.mark.parametrize("mode", MODES)
 def test_exhausted_script_fails_the_client_once_and_assert_complete(mode: str) -> None:
     model = ScriptedModel([])
 
@@ -447,7 +431,6 @@ def test_exhausted_script_fails_the_client_once_and_assert_complete(mode: str) -
         endpoint.assert_complete()
 
 
-@pytest.mark.parametrize("mode", MODES)
 def test_api_key_is_never_recorded(mode: str) -> None:
     model = ScriptedModel([[assistant_message("ok")]])
 
@@ -492,4 +475,137 @@ def test_in_process_transport_opens_no_socket(monkeypatch: pytest.MonkeyPatch) -
     # The sync path runs the scripted step on a private event loop, whose self-pipe is an
     # AF_UNIX socket pair; no network socket is ever created.
     assert [family for family in opened if family != socket.AF_UNIX] == []
+    model.assert_complete()
+
+
+# -- exact streams go out as their events come ---------------------------------------------
+
+
+def gated_stream(gate: threading.Event) -> ScriptedModel:
+    """Script a stream whose second delta waits until the client has read the first."""
+
+    async def events() -> Any:
+        yield {"type": "output_text_delta", "item_id": None, "delta": "before"}
+        # A hang guard, not a timing bound: the client sets the gate at once.
+        seen = await asyncio.to_thread(gate.wait, 30)
+        yield {"type": "output_text_delta", "item_id": None, "delta": "after" if seen else "?"}
+
+    return ScriptedModel([model_stream(events())])
+
+
+def test_exact_stream_reaches_a_sync_client_before_it_ends(mode: str) -> None:
+    gate = threading.Event()
+    model = gated_stream(gate)
+    deltas: list[str] = []
+
+    with sync_client(model, mode) as (client, endpoint):
+        for event in client.responses.create(model="gpt-test", input="hi", stream=True):
+            if event.type == "response.output_text.delta":
+                deltas.append(event.delta)
+                gate.set()
+
+    assert deltas == ["before", "after"]
+    assert statuses(endpoint) == [200]
+    model.assert_complete()
+
+
+async def test_exact_stream_reaches_an_async_client_before_it_ends(mode: str) -> None:
+    gate = threading.Event()
+    model = gated_stream(gate)
+    deltas: list[str] = []
+
+    async with async_client(model, mode) as (client, endpoint):
+        async for event in await client.responses.create(model="gpt-test", input="hi", stream=True):
+            if event.type == "response.output_text.delta":
+                deltas.append(event.delta)
+                gate.set()
+
+    assert deltas == ["before", "after"]
+    assert statuses(endpoint) == [200]
+    model.assert_complete()
+
+
+class ThreeDeltas:
+    """A scripted stream source that records what it produced and its close."""
+
+    def __init__(self) -> None:
+        self.produced: list[str] = []
+        self.closed = False
+
+    async def events(self) -> Any:
+        try:
+            for text in ("one", "two", "three"):
+                self.produced.append(text)
+                yield {"type": "output_text_delta", "item_id": None, "delta": text}
+        finally:
+            self.closed = True
+
+
+async def test_closing_an_async_stream_early_closes_the_scripted_source() -> None:
+    source = ThreeDeltas()
+    model = ScriptedModel([model_stream(source.events())])
+
+    async with async_client(model, "transport") as (client, _):
+        stream = await client.responses.create(model="gpt-test", input="hi", stream=True)
+        async for event in stream:
+            if event.type == "response.output_text.delta":
+                break
+        await stream.close()
+
+    # The rest of the script never ran: the client's close reached the source.
+    assert source.produced == ["one"]
+    assert source.closed
+
+
+def test_closing_a_sync_stream_early_closes_the_scripted_source() -> None:
+    source = ThreeDeltas()
+    model = ScriptedModel([model_stream(source.events())])
+
+    with sync_client(model, "transport") as (client, _):
+        stream = client.responses.create(model="gpt-test", input="hi", stream=True)
+        for event in stream:
+            if event.type == "response.output_text.delta":
+                break
+        stream.close()
+        closed_on_close = source.closed
+
+    assert source.produced == ["one"]
+    assert closed_on_close
+
+
+def loop_threads() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.name == "agents-testing-wire-stream"}
+
+
+def test_sync_transport_stops_its_loop_thread_when_the_client_closes() -> None:
+    model = ScriptedModel([[assistant_message("one")], [assistant_message("two")]])
+    transport = scripted_transport(model)
+    before = loop_threads()
+    request = {"model": "gpt-test", "input": "hi"}
+
+    with httpx.Client(transport=transport) as client:
+        client.post("http://scripted.invalid/v1/responses", json=request)
+        client.post("http://scripted.invalid/v1/responses", json=request)
+        started = loop_threads() - before
+
+    # One thread served both requests, and closing the client stopped it.
+    assert len(started) == 1
+    assert loop_threads() == before
+    model.assert_complete()
+
+
+def test_sync_transport_serves_again_after_its_client_closed() -> None:
+    model = ScriptedModel([[assistant_message("one")], [assistant_message("two")]])
+    transport = scripted_transport(model)
+    texts: list[str] = []
+
+    for _ in range(2):  # Agno, for one, builds a client per run around the same transport
+        with openai.OpenAI(
+            base_url="http://scripted.invalid/v1",
+            api_key=API_KEY,
+            http_client=httpx.Client(transport=transport),
+        ) as client:
+            texts.append(client.responses.create(model="gpt-test", input="hi").output_text)
+
+    assert texts == ["one", "two"]
     model.assert_complete()

@@ -1,0 +1,94 @@
+"""Real provider clients on a scripted endpoint, and the scripts the client tests share.
+
+A test takes the ``mode`` fixture (conftest.py) and connects its client for that mode. Import
+this module after the test module's ``importorskip`` calls: it needs ``httpx``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from agents_testing import ScriptedModel, assistant_message, model_error, model_stream
+from agents_testing.adapters.httpx import scripted_transport
+from agents_testing.wire import ScriptedEndpoint, ScriptedServer
+
+
+@dataclass(frozen=True)
+class Provider:
+    """How one provider's client is pointed at the endpoint, in either mode."""
+
+    client: Callable[..., Any]
+    async_client: Callable[..., Any]
+    http: ModuleType  # the httpx module whose clients this SDK accepts (httpx or httpx2)
+    api_path: str  # what the SDK's base URL adds to the host: "/v1" for OpenAI
+    api_key: str
+
+    @contextmanager
+    def connect(
+        self, model: ScriptedModel, mode: str, **options: Any
+    ) -> Iterator[tuple[Any, ScriptedEndpoint]]:
+        """Yield ``(client, endpoint)`` for the mode: in-process transport or loopback."""
+        if mode == "transport":
+            transport = scripted_transport(model)
+            with self.client(
+                base_url=f"http://scripted.invalid{self.api_path}",
+                api_key=self.api_key,
+                http_client=self.http.Client(transport=transport),
+                **options,
+            ) as client:
+                yield client, transport.endpoint
+            return
+        with (
+            ScriptedServer(model) as server,
+            self.client(
+                base_url=server.url + self.api_path, api_key=self.api_key, **options
+            ) as client,
+        ):
+            yield client, server.endpoint
+
+    @asynccontextmanager
+    async def connect_async(
+        self, model: ScriptedModel, mode: str, **options: Any
+    ) -> AsyncIterator[tuple[Any, ScriptedEndpoint]]:
+        """Yield ``(client, endpoint)`` with the SDK's async client."""
+        if mode == "transport":
+            transport = scripted_transport(model)
+            async with self.async_client(
+                base_url=f"http://scripted.invalid{self.api_path}",
+                api_key=self.api_key,
+                http_client=self.http.AsyncClient(transport=transport),
+                **options,
+            ) as client:
+                yield client, transport.endpoint
+            return
+        async with (
+            ScriptedServer(model) as server,
+            self.async_client(
+                base_url=server.url + self.api_path, api_key=self.api_key, **options
+            ) as client,
+        ):
+            yield client, server.endpoint
+
+
+def error_then_answer(error: Exception, answer: str) -> ScriptedModel:
+    """Script a failed call (the client should retry it) followed by one answer."""
+    return ScriptedModel([model_error(error), [assistant_message(answer)]])
+
+
+def stream_failing_after(text: str, error: Exception) -> ScriptedModel:
+    """Script one stream that sends ``text``, then fails with ``error`` midway."""
+
+    def events() -> Any:
+        yield {"type": "output_text_delta", "item_id": None, "delta": text}
+        raise error
+
+    return ScriptedModel([model_stream(events())])
+
+
+def statuses(endpoint: ScriptedEndpoint) -> list[int]:
+    """Return the HTTP status of every request the endpoint answered, in order."""
+    return [exchange.status for exchange in endpoint.requests]
