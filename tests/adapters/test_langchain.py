@@ -960,26 +960,38 @@ def exact(request: ModelRequest) -> str:
     return repr((request.input, request.system_instructions, request.tools))
 
 
+def tool_conversation() -> tuple[list[BaseMessage], list[Any]]:
+    """Return a conversation with a tool round and its tools, for a test to change between calls."""
+    messages: list[BaseMessage] = [
+        SystemMessage("Be brief."),
+        HumanMessage([{"type": "text", "text": "hi"}, {"type": "image", "v": 1}]),
+        AIMessage("", tool_calls=[{"name": "f", "args": {"a": 1, "b": 2}, "id": "c1"}]),
+        ToolMessage("done", tool_call_id="c1"),
+    ]
+    return messages, [{"type": "function", "function": {"name": "f", "v": 1}}]
+
+
+def send_and_expect(
+    chat: ScriptedChatModel, messages: list[BaseMessage], tools: list[Any], expected: list[str]
+) -> None:
+    """Send ``messages`` once, adding to ``expected`` what a fresh chat model records for them."""
+    expected.append(exact(fresh_record(messages, tools)))
+    chat.invoke(messages, tools=tools)
+
+
 def test_a_message_changed_in_place_between_calls_is_recorded_as_it_was_at_each_call() -> None:
     model = ScriptedModel([[assistant_message("ok")] for _ in range(3)])
     chat = langchain_chat_model(model)
-    asked = AIMessage("", tool_calls=[{"name": "get_weather", "args": {"n": 1}, "id": "c1"}])
-    messages: list[BaseMessage] = [
-        SystemMessage("Be brief."),
-        HumanMessage([{"type": "text", "text": "Weather?"}, {"type": "image", "n": 1}]),
-        asked,
-        ToolMessage("sunny", tool_call_id="c1"),
-    ]
-    tools: list[Any] = [{"type": "function", "function": {"name": "get_weather"}}]
+    messages, tools = tool_conversation()
+    asked = cast(AIMessage, messages[2])
     expected: list[str] = []
 
     for change in range(3):
-        expected.append(exact(fresh_record(messages, tools)))
-        chat.invoke(messages, tools=tools)
+        send_and_expect(chat, messages, tools, expected)
         if change == 0:
             # Same objects, equal-looking values of other types.
-            asked.tool_calls[0]["args"]["n"] = True
-            cast(Any, messages[1].content)[1]["n"] = 1.0
+            asked.tool_calls[0]["args"]["a"] = True
+            cast(Any, messages[1].content)[1]["v"] = 1.0
             tools[0]["function"]["strict"] = True
         else:
             asked.tool_calls[0]["args"] = {"m": 2, "n": 1}
@@ -988,8 +1000,8 @@ def test_a_message_changed_in_place_between_calls_is_recorded_as_it_was_at_each_
         messages.append(HumanMessage(f"and now {change}?"))
 
     assert [exact(call.request) for call in model.calls] == expected
-    assert "True" in expected[1]
-    assert "1.0" in expected[1]
+    assert '{"a":true,"b":2}' in expected[1]
+    assert "'v': 1.0" in expected[1]
     assert "'strict': True" in expected[1]
     assert "Be verbose." in expected[2]
     assert '{"m":2,"n":1}' in expected[2]
@@ -1041,13 +1053,7 @@ def test_every_call_records_what_a_fresh_conversion_of_its_messages_gives(
 ) -> None:
     model = ScriptedModel([[assistant_message("ok")] for _ in rounds])
     chat = langchain_chat_model(model)
-    messages: list[BaseMessage] = [
-        SystemMessage("Be brief."),
-        HumanMessage([{"type": "text", "text": "hi"}, {"type": "image", "v": 1}]),
-        AIMessage("", tool_calls=[{"name": "f", "args": {"a": 1, "b": 2}, "id": "c1"}]),
-        ToolMessage("done", tool_call_id="c1"),
-    ]
-    tools: list[Any] = [{"type": "function", "function": {"name": "f", "v": 1}}]
+    messages, tools = tool_conversation()
     expected: list[str] = []
     for changes in rounds:
         for kind, value in changes:
@@ -1080,7 +1086,6 @@ def test_every_call_records_what_a_fresh_conversion_of_its_messages_gives(
                         "system": lambda: SystemMessage("later"),
                     }[value]()
                 )
-        expected.append(exact(fresh_record(messages, tools)))
-        chat.invoke(messages, tools=tools)
+        send_and_expect(chat, messages, tools, expected)
     # Every record, earlier ones included, still holds what was sent at its call.
     assert [exact(call.request) for call in model.calls] == expected
