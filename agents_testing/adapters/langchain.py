@@ -40,7 +40,6 @@ import marshal
 import operator
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
-from itertools import repeat
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -388,7 +387,9 @@ def _reusable(messages: list[BaseMessage], before: _Conversion) -> int:
         read(message) for read, message in zip(map(_SOURCES.__getitem__, types), kept, strict=True)
     ]
     try:
-        if list(map(marshal.dumps, sources, repeat(0))) == before.fingerprints[:count]:
+        # One dump of them all: version 0 writes a list as a 5-byte header and then each
+        # element exactly as dumping it alone does, at a third less than one dump each.
+        if marshal.dumps(sources, 0)[5:] == b"".join(before.fingerprints[:count]):
             return count
     except ValueError:
         pass

@@ -47,6 +47,7 @@ from agents_testing import (
     model_responder,
     model_stream,
 )
+from agents_testing.adapters import langchain as langchain_adapter
 from agents_testing.adapters.langchain import ScriptedChatModel, langchain_chat_model
 
 from .contract import ANSWER, PROMPT, ModelAdapterContract, tool_script
@@ -1005,6 +1006,39 @@ def test_a_message_changed_in_place_between_calls_is_recorded_as_it_was_at_each_
     assert "'strict': True" in expected[1]
     assert "Be verbose." in expected[2]
     assert '{"m":2,"n":1}' in expected[2]
+
+
+def test_only_messages_new_or_changed_since_the_last_call_are_converted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    converted: list[BaseMessage] = []
+    convert = langchain_adapter._input_items  # pyright: ignore[reportPrivateUsage]
+
+    def counting(message: BaseMessage) -> list[Any]:
+        converted.append(message)
+        return convert(message)
+
+    monkeypatch.setattr(langchain_adapter, "_input_items", counting)
+    chat = langchain_chat_model(ScriptedModel([[assistant_message("ok")] for _ in range(4)]))
+    messages, tools = tool_conversation()
+    human, asked, answer = messages[1:]
+    chat.invoke(messages, tools=tools)
+    later = HumanMessage("more?")
+    messages.append(later)
+    del converted[:]
+
+    chat.invoke(messages, tools=tools)
+    assert converted == [later]  # what the last call sent is taken from its record
+
+    cast(AIMessage, asked).tool_calls[0]["args"]["a"] = 1.0  # changed in place
+    del converted[:]
+    chat.invoke(messages, tools=tools)
+    assert converted == [human, asked, answer, later]  # rare: all of it again
+
+    messages.insert(0, SystemMessage("first"))
+    del converted[:]
+    chat.invoke(messages, tools=tools)
+    assert converted == [human, asked, answer, later]  # nothing is where it was
 
 
 def test_another_core_model_or_a_message_put_in_front_records_the_right_items() -> None:
