@@ -12,14 +12,30 @@ from _harness import PEAK_RSS_CODE, Row
 GROUP = "import"
 
 
-def probe(module: str, *, write_bytecode: bool = False) -> tuple[float, float]:
-    """Return the CPU seconds and peak RSS (MiB) of ``python -c 'import module'``."""
+# The import runs this many frames deep, one depth per repeat, the same for both sides of a
+# row. CPython 3.11 grows the frames' stack in 16 KiB chunks that it maps and unmaps as a call
+# crosses a chunk's end, and a framework's import can cross the same end thousands of times:
+# about 0.1 s of system time at one depth, nearly nothing at the next. Our adapter's own
+# import adds frames, so at one fixed depth a row measures which side lands on a chunk's end.
+# Six depths 26 frames apart cover about one chunk of ``nest`` frames, so neither side keeps
+# its luck, and the median of the six ratios is what the row shows.
+DEPTHS = tuple(range(0, 156, 26))
+
+PROBE = """
+def nest(depth):
+    return nest(depth - 1) if depth else __import__({module!r})
+nest({depth})
+{peak}
+"""
+
+
+def probe(module: str, *, depth: int = 0, write_bytecode: bool = False) -> tuple[float, float]:
+    """Return the CPU seconds and peak RSS (MiB) of a fresh interpreter importing ``module``."""
     env = dict(os.environ)
     if write_bytecode:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-    process = subprocess.Popen(
-        [sys.executable, "-c", f"import {module}\n{PEAK_RSS_CODE}"], stdout=subprocess.PIPE, env=env
-    )
+    code = PROBE.format(module=module, depth=depth, peak=PEAK_RSS_CODE)
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, env=env)
     assert process.stdout is not None
     peak = process.stdout.read()
     _, status, usage = os.wait4(process.pid, 0)
@@ -40,7 +56,7 @@ def measure(modules: list[str], repeats: int) -> dict[str, list[tuple[float, flo
     for repeat in range(repeats):
         shift = repeat % len(modules)
         for module in modules[shift:] + modules[:shift]:
-            samples[module].append(probe(module))
+            samples[module].append(probe(module, depth=DEPTHS[repeat % len(DEPTHS)]))
     return samples
 
 
@@ -73,5 +89,5 @@ PAIRS = [
 def rows(quick: bool) -> list[Row]:
     pairs = PAIRS[:1] if quick else PAIRS  # the frameworks take seconds each to import
     modules = list(dict.fromkeys(module for pair in pairs for module in pair))
-    samples = measure(modules, 1 if quick else 3)
+    samples = measure(modules, 1 if quick else len(DEPTHS))
     return [row for ours, base in pairs for row in pair_rows(ours, base, samples)]

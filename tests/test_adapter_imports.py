@@ -89,3 +89,54 @@ def test_an_installed_framework_too_old_for_the_adapter_fails_loudly() -> None:
     assert error.name == "json.sandbox"
     assert "an_adapter needs json>=9" in str(error)
     assert 'upgrade it with pip install "agents-testing[json]"' in str(error)
+
+
+# What each model adapter may load of our own package: the model double and what it uses.
+MODEL_ADAPTER_CORE = [
+    "agents_testing",
+    "agents_testing._closing",
+    "agents_testing._completion",
+    "agents_testing._describe",
+    "agents_testing._lazy",
+    "agents_testing._records",
+    "agents_testing._sharing",
+    "agents_testing._signals",
+    "agents_testing._snapshot",
+    "agents_testing.adapters",
+    "agents_testing.adapters._requirements",
+    "agents_testing.errors",
+    "agents_testing.items",
+    "agents_testing.model",
+]
+
+OWN_MODULES = """
+import sys
+__import__(sys.argv[1])
+print("\\n".join(sorted(name for name in sys.modules if name.startswith("agents_testing"))))
+"""
+
+
+@pytest.mark.parametrize(
+    ("adapter", "framework", "own"),
+    [
+        ("agents_testing.adapters.openai_agents", "agents", ["_openai_agents_model"]),
+        ("agents_testing.adapters.pydantic_ai", "pydantic_ai", []),
+        ("agents_testing.adapters.langchain", "langchain_core", []),
+    ],
+)
+def test_a_model_adapter_loads_no_other_double_of_the_core(
+    adapter: str, framework: str, own: list[str]
+) -> None:
+    # The import rows of bench/ compare an adapter with the framework's own testing module:
+    # the realtime, sandbox and wire parts of the core stay out until a test uses them.
+    pytest.importorskip(framework)
+    completed = subprocess.run(
+        [sys.executable, "-c", OWN_MODULES, adapter],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+
+    expected = [*MODEL_ADAPTER_CORE, adapter, *(f"agents_testing.adapters.{name}" for name in own)]
+    assert completed.stdout.split() == sorted(expected)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import typing
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agents_testing import items
 from agents_testing.items import (
     ModelRequest,
     ModelResponse,
@@ -455,3 +457,27 @@ def test_read_helpers_never_fail_on_whatever_a_request_holds(
     assert all(isinstance(name, str) for name in request.handoff_names)
     assert request.last_user_text is None or isinstance(request.last_user_text, str)
     assert all(isinstance(call_id, str) for call_id in request.tool_outputs)
+
+
+def test_the_item_types_hold_evaluated_annotations() -> None:
+    # String annotations would each be compiled into a ForwardRef when items.py is imported,
+    # which every test pays for; evaluated ones cost nothing and resolve without a namespace.
+    typed_dicts = [
+        value
+        for value in vars(items).values()
+        if isinstance(value, type) and issubclass(value, dict) and hasattr(value, "__total__")
+    ]
+    records = [
+        value
+        for value in vars(items).values()
+        if isinstance(value, type) and dataclasses.is_dataclass(value)
+    ]
+
+    assert len(typed_dicts) >= 10
+    assert len(records) == 5
+    for kind in typed_dicts:
+        assert not any(
+            isinstance(hint, typing.ForwardRef) for hint in kind.__annotations__.values()
+        )
+    for record in records:
+        assert not any(isinstance(field.type, str) for field in dataclasses.fields(record))
