@@ -23,7 +23,9 @@ Requests:
 
 Responses: assistant text becomes ``AIMessage.content``, ``function_call`` items become
 ``tool_calls`` (arguments parsed; unparseable ones become ``invalid_tool_calls``), ``Usage``
-becomes ``usage_metadata`` and the response's ids go in ``response_metadata``. Streams become
+becomes ``usage_metadata`` and the response's ids go in ``response_metadata``. Any other
+output item (reasoning, a user message, an object) is refused with
+``InvalidScriptedModelOutputError``, streamed or not, rather than dropped. Streams become
 ``AIMessageChunk``\\ s: text deltas, one ``tool_call_chunks`` entry per call (with the exact
 argument string) and a last chunk with usage and ids.
 """
@@ -488,12 +490,10 @@ def _chat_result(response: ModelResponse, call_index: int) -> ChatResult:
     calls: list[ToolCall] = []
     invalid: list[InvalidToolCall] = []
     for index, entry in enumerate(response.output):
-        if not isinstance(entry, Mapping):
-            raise _object_item(entry, call_index, index)
-        item = cast("Mapping[str, Any]", entry)
+        item = _output_item(entry, call_index, index)
         if _is_assistant_message(item):
             texts.extend(_output_texts(item))
-        elif item.get("type") == "function_call":
+        else:  # a function_call: _output_item refused anything else
             name, call_id = str(item.get("name") or ""), item.get("call_id")
             arguments = _arguments(item)
             args, problem = _parsed_arguments(arguments)
@@ -524,15 +524,32 @@ def _chat_result(response: ModelResponse, call_index: int) -> ChatResult:
     return ChatResult(generations=[ChatGeneration(message=message)])
 
 
-def _object_item(entry: object, call_index: int, index: int) -> InvalidScriptedModelOutputError:
-    # Other item types have no AIMessage counterpart and are left out, but an object dropped
-    # silently would hide a script written for another framework.
-    return InvalidScriptedModelOutputError(
+def _output_item(entry: object, call_index: int, index: int) -> Mapping[str, Any]:
+    """Return ``entry`` as an item an ``AIMessage`` can carry, or refuse it.
+
+    An item dropped silently would hide a script written for another framework (a reasoning
+    or shell call item, a LangChain message): the test would pass without what it scripted.
+    """
+    if not isinstance(entry, Mapping):
+        raise InvalidScriptedModelOutputError(
+            call_index,
+            index,
+            type(entry).__name__,
+            "the LangChain adapter reads normalized items (mappings) only; script "
+            "assistant_message() or function_call() items.",
+            "LangChain",
+        )
+    item = cast("Mapping[str, Any]", entry)
+    kind: object = item.get("type")
+    if kind == "function_call" or _is_assistant_message(item):
+        return item
+    what = f"a {item.get('role')!r} message" if kind == "message" else "such an item"
+    raise InvalidScriptedModelOutputError(
         call_index,
         index,
-        type(entry).__name__,
-        "the LangChain adapter reads normalized items (mappings) only; script "
-        "assistant_message() or function_call() items.",
+        kind if isinstance(kind, str) else None,
+        f"an AIMessage has no place for {what}; script assistant_message() items for its "
+        "text and function_call() items for its tool calls.",
         "LangChain",
     )
 
@@ -695,12 +712,12 @@ class _ChunkTranslator:
     def _done(self, response: Mapping[str, Any]) -> Iterator[ChatGenerationChunk]:
         # response_done fills in only what the stream did not carry already: text deltas
         # (or raw chunks) are the text, and raw tool-call chunks are the tool calls.
-        output = list(_mappings(response.get("output")))
         listed: object = response.get("output")
         entries = cast("list[object]", listed) if isinstance(listed, list) else []
-        for index, entry in enumerate(entries):
-            if not isinstance(entry, Mapping):
-                raise _object_item(entry, self._call_index, index)  # as a plain call does
+        # Refused as a plain call refuses them.
+        output = [
+            _output_item(entry, self._call_index, index) for index, entry in enumerate(entries)
+        ]
         if not self._sent_text:
             text = "".join(
                 part

@@ -669,6 +669,52 @@ async def test_a_streamed_output_object_that_is_not_an_item_is_refused_as_a_plai
     assert (again.value.call_index, again.value.output_index) == (0, 1)
 
 
+REASONING = {"type": "reasoning", "summary": [{"type": "summary_text", "text": "think"}]}
+
+
+@pytest.mark.parametrize(
+    ("item", "item_type", "what"),
+    [
+        (REASONING, "reasoning", "such an item"),
+        ({"type": "message", "role": "user", "content": "hi"}, "message", "a 'user' message"),
+        ({"role": "assistant", "content": "no type"}, None, "such an item"),
+    ],
+)
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke", "stream", "astream", "response_done"])
+async def test_an_item_an_ai_message_cannot_carry_is_refused_not_dropped(
+    item: dict[str, Any], item_type: str | None, what: str, mode: str
+) -> None:
+    output = [assistant_message(ANSWER), item]
+    done = {"type": "response_done", "response": {"id": "resp_1", "usage": {}, "output": output}}
+    # response_done: the item comes in a scripted stream's last event rather than a step.
+    model = ScriptedModel([model_stream([done]) if mode == "response_done" else output])
+    chat = langchain_chat_model(model)
+
+    with pytest.raises(InvalidScriptedModelOutputError) as raised:
+        await call_once(chat, "astream" if mode == "response_done" else mode)
+
+    error = raised.value
+    assert (error.call_index, error.output_index, error.item_type, error.framework) == (
+        0,
+        1,
+        item_type,
+        "LangChain",
+    )
+    assert error.reason == (
+        f"an AIMessage has no place for {what}; script assistant_message() items for its "
+        "text and function_call() items for its tool calls."
+    )
+    assert str(error).startswith(
+        f"ScriptedModel call #1 (call_index=0) output item #2 (output_index=1) of type "
+        f"{item_type!r} is not valid for LangChain: an AIMessage has no place for {what}"
+    )
+    assert "Fix the item in the script" in str(error)
+    # Recorded, so LangGraph catching it cannot hide the broken script.
+    with pytest.raises(InvalidScriptedModelOutputError) as again:
+        model.assert_complete()
+    assert again.value.item_type == item_type
+
+
 # -- the chat model object --------------------------------------------------------------
 
 
