@@ -341,7 +341,16 @@ def _sdk_output(items: Iterable[Any], call_index: int) -> list[ResponseOutputIte
 def _sdk_output_item(item: Any, call_index: int, output_index: int) -> ResponseOutputItem:
     """Convert one normalized output item into its ``openai.types.responses`` object."""
     if not isinstance(item, Mapping):
-        return cast("ResponseOutputItem", item)  # already the SDK's object: keep it as it is
+        if isinstance(item, BaseModel):
+            return cast("ResponseOutputItem", item)  # already the SDK's object: keep it as it is
+        raise InvalidScriptedModelOutputError(
+            call_index,
+            output_index,
+            None,
+            f"it is a {type(item).__name__}, not an output item: script a mapping such as "
+            "assistant_message(...) or function_call(...), or an openai.types.responses object.",
+            _FRAMEWORK,
+        )
     data = _without_unset(cast("Mapping[str, Any]", item), None)
     item_type = data.get("type")
     classes = _output_item_classes()
@@ -798,16 +807,59 @@ class _ExactEventTranslator:
                 sequence_number=sequence_number,
             )
         if kind == "response_done":
-            payload = cast("Mapping[str, Any]", fields.get("response") or {})
+            payload = self._done_payload(fields.get("response"), sequence_number)
+            try:
+                response = _completed_response(payload, self._call_index)
+            except InvalidScriptedModelOutputError:
+                raise
+            except ValidationError as error:
+                problem = _validation_reason(error)
+                raise self._unreadable(sequence_number, problem) from error
+            except (TypeError, ValueError) as error:
+                raise self._unreadable(
+                    sequence_number, f"{type(error).__name__}: {error}"
+                ) from error
             return ResponseCompletedEvent(
-                type="response.completed",
-                response=_completed_response(payload, self._call_index),
-                sequence_number=sequence_number,
+                type="response.completed", response=response, sequence_number=sequence_number
             )
         raise self._invalid(
             sequence_number,
             f"its type {kind!r} is not one of response_started, output_text_delta, "
             "response_done or model.",
+        )
+
+    def _done_payload(self, response: Any, position: int) -> Mapping[str, Any]:
+        """Return a ``response_done`` event's response, refusing one the SDK could not read."""
+        if response is None:
+            return {}
+        if not isinstance(response, Mapping):
+            raise self._invalid(
+                position,
+                f"its response is a {type(response).__name__}, not a mapping; script it as "
+                '{"type": "response_done", "response": {"output": [...], "usage": {...}}}.',
+            )
+        payload = cast("Mapping[str, Any]", response)
+        output = payload.get("output")
+        if output is not None and not isinstance(output, (list, tuple)):
+            raise self._invalid(
+                position,
+                f"its response's output is a {type(output).__name__}, not a list of output "
+                "items; script it as a list, such as [assistant_message(...)].",
+            )
+        usage = payload.get("usage")
+        if usage is not None and not isinstance(usage, Mapping):
+            raise self._invalid(
+                position,
+                f"its response's usage is a {type(usage).__name__}, not a mapping; script it "
+                'as {"input_tokens": ..., "output_tokens": ...} or leave it out.',
+            )
+        return payload
+
+    def _unreadable(self, position: int, problem: str) -> InvalidScriptedModelStepError:
+        return self._invalid(
+            position,
+            f"its response cannot be read ({problem}); fix the event's response, or script "
+            "the output items and let the stream be built from them.",
         )
 
     def _invalid(self, position: int, problem: str) -> InvalidScriptedModelStepError:

@@ -11,6 +11,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("agents")
 
@@ -1439,3 +1441,131 @@ async def test_shell_call_item_runs_the_shell_tools_executor(stream: bool) -> No
     assert list(second.tool_outputs) == ["call_sh"]
     assert "README.md" in str(second.tool_outputs["call_sh"])
     model.assert_complete()
+
+
+# -- hand-written response_done events ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("response", "problem"),
+    [
+        ("done", "its response is a str, not a mapping; script it as"),
+        ({"output": {"type": "message"}}, "its response's output is a dict, not a list"),
+        ({"output": "Hello."}, "its response's output is a str, not a list"),
+        ({"output": [], "usage": 3}, "its response's usage is a int, not a mapping"),
+    ],
+)
+async def test_unreadable_response_done_is_refused_and_recorded(
+    response: Any, problem: str
+) -> None:
+    model = ScriptedModel(
+        [
+            model_stream(
+                [{"type": "response_started"}, {"type": "response_done", "response": response}]
+            )
+        ]
+    )
+
+    with pytest.raises(InvalidScriptedModelStepError) as raised:
+        await collect(stream(model))
+
+    error = raised.value
+    assert (error.reason, error.call_index, error.step_type) == (
+        "invalid_stream_event",
+        0,
+        "stream",
+    )
+    assert error.detail is not None
+    assert error.detail.startswith(f"stream event #2 (event_index=1): {problem}")
+    assert "script it as" in str(error)
+    with pytest.raises(InvalidScriptedModelStepError) as again:
+        model.assert_complete()
+    assert again.value.detail == error.detail
+
+
+async def test_response_done_without_output_completes_empty() -> None:
+    model = ScriptedModel([model_stream([{"type": "response_done", "response": {"output": None}}])])
+
+    [done] = await collect(stream(model))
+
+    assert done.type == "response.completed"
+    assert done.response.output == []
+
+
+async def test_streamed_output_item_that_is_neither_mapping_nor_sdk_object_is_refused() -> None:
+    # A plain call's output is checked when it is scripted; a hand-written stream's only here.
+    done = {"type": "response_done", "response": {"output": [assistant_message("ok"), "Hello."]}}
+    model = ScriptedModel([model_stream([done])])
+
+    with pytest.raises(InvalidScriptedModelOutputError) as raised:
+        await collect(stream(model))
+
+    error = raised.value
+    assert (error.call_index, error.output_index, error.item_type) == (0, 1, None)
+    assert error.reason.startswith("it is a str, not an output item: script a mapping such as")
+    with pytest.raises(InvalidScriptedModelOutputError):
+        model.assert_complete()
+
+
+@pytest.mark.parametrize(
+    ("response", "problem"),
+    [
+        ({"id": ["resp_1"]}, "id: Input should be a valid string"),
+        ({"usage": {"input_tokens": "many"}}, "its response cannot be read"),
+    ],
+)
+async def test_response_done_with_fields_of_the_wrong_type_is_refused(
+    response: dict[str, Any], problem: str
+) -> None:
+    model = ScriptedModel([model_stream([{"type": "response_done", "response": response}])])
+
+    with pytest.raises(InvalidScriptedModelStepError) as raised:
+        await collect(stream(model))
+
+    error = raised.value
+    assert (error.reason, error.call_index) == ("invalid_stream_event", 0)
+    assert error.detail is not None
+    assert problem in error.detail
+    assert "fix the event's response" in error.detail
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(
+    st.one_of(
+        _json,
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "id": _json,
+                "output": _json | st.lists(_json | st.just(assistant_message("ok")), max_size=3),
+                "usage": _json,
+                "request_id": _json,
+                "raw_usage": _json,
+                "provider_data": _json,
+            },
+        ),
+    )
+)
+async def test_any_response_done_gives_a_response_or_a_structured_error(response: Any) -> None:
+    model = ScriptedModel([model_stream([{"type": "response_done", "response": response}])])
+
+    failure: InvalidScriptedModelStepError | InvalidScriptedModelOutputError | None = None
+    try:
+        events = await collect(stream(model))
+    except (InvalidScriptedModelStepError, InvalidScriptedModelOutputError) as error:
+        failure = error
+    if failure is None:
+        assert [event.type for event in events] == ["response.completed"]
+    else:
+        assert failure.call_index == 0
+        with pytest.raises(type(failure)):
+            model.assert_complete()
