@@ -299,8 +299,8 @@ class InvalidScriptedModelOutputError(_StructuredError, ValueError):
             f"{_position('output item', 'output_index', output_index)} "
             f"of type {item_type!r} is not valid for {target}: "
             f"{_shorten(reason, 200).rstrip('.')}. "
-            "Fix the item in the script: build it with assistant_message(), function_call() "
-            f"or shell_call(), or script {target}'s own output object."
+            "Fix the item in the script: build it with assistant_message() or "
+            f"function_call(), or as another item or object that {target} accepts."
         )
 
 

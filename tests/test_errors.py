@@ -198,8 +198,8 @@ EXAMPLES = [
         },
         "ScriptedModel call #3 (call_index=2) output item #1 (output_index=0) of type 'bogus' "
         "is not valid for openai-agents: unknown type. Fix the item in the script: build it "
-        "with assistant_message(), function_call() or shell_call(), or script "
-        "openai-agents's own output object.",
+        "with assistant_message() or function_call(), or as another item or object that "
+        "openai-agents accepts.",
         id="invalid-model-output",
     ),
     pytest.param(

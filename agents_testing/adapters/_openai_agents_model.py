@@ -853,6 +853,14 @@ class _ExactEventTranslator:
                 f"its response's usage is a {type(usage).__name__}, not a mapping; script it "
                 'as {"input_tokens": ..., "output_tokens": ...} or leave it out.',
             )
+        if usage:
+            try:
+                _core.Usage(**cast("Mapping[str, Any]", usage))  # the core's checks of each field
+            except TypeError as error:
+                raise self._invalid(
+                    position,
+                    f"its response's usage cannot be read: {error} Fix it or leave it out.",
+                ) from error
         return payload
 
     def _unreadable(self, position: int, problem: str) -> InvalidScriptedModelStepError:

@@ -582,6 +582,87 @@ async def test_an_event_without_a_chunk_shape_is_refused(event: Any) -> None:
         model.assert_complete()
 
 
+@pytest.mark.parametrize(
+    ("response", "problem"),
+    [
+        ("done", "its response is a str, not a mapping; script it as"),
+        ({"output": {"type": "message"}}, "its response's output is a dict, not a list"),
+        ({"output": "Hello."}, "its response's output is a str, not a list"),
+        ({"output": [], "usage": 3}, "its response's usage is a int, not a mapping"),
+    ],
+)
+def test_an_unreadable_response_done_is_refused_and_recorded(response: Any, problem: str) -> None:
+    events = [{"type": "response_started"}, {"type": "response_done", "response": response}]
+    model = ScriptedModel([model_stream(events)])
+
+    with pytest.raises(InvalidScriptedModelStepError) as raised:
+        list(langchain_chat_model(model).stream("hi"))
+
+    error = raised.value
+    assert (error.reason, error.call_index) == ("invalid_stream_event", 0)
+    assert error.detail is not None
+    assert error.detail.startswith(f"stream event #2 (event_index=1): {problem}")
+    assert "script it as" in error.detail
+    with pytest.raises(InvalidScriptedModelStepError) as again:
+        model.assert_complete()
+    assert again.value.detail == error.detail
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+_usage = st.fixed_dictionaries(
+    {},
+    optional=dict.fromkeys(
+        (
+            "input_tokens",
+            "output_tokens",
+            "total_tokens",
+            "input_tokens_details",
+            "output_tokens_details",
+        ),
+        _json,
+    ),
+)
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(
+    st.one_of(
+        _json,
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "id": _json,
+                "request_id": _json,
+                "output": _json | st.lists(_json | st.just(assistant_message("ok")), max_size=3),
+                "usage": _json | _usage,
+            },
+        ),
+    )
+)
+def test_any_response_done_gives_chunks_or_a_structured_error(response: Any) -> None:
+    model = ScriptedModel([model_stream([{"type": "response_done", "response": response}])])
+
+    failure: InvalidScriptedModelStepError | InvalidScriptedModelOutputError | None = None
+    try:
+        chunks = list(langchain_chat_model(model).stream("hi"))
+    except (InvalidScriptedModelStepError, InvalidScriptedModelOutputError) as error:
+        failure = error
+    if failure is None:
+        assert all(isinstance(chunk, AIMessageChunk) for chunk in chunks)
+    else:
+        assert failure.call_index == 0
+        with pytest.raises(type(failure)):
+            model.assert_complete()
+
+
 class RefusedEventSource:
     """A source of one event the adapter refuses, whose ``aclose()`` fails too."""
 

@@ -1511,7 +1511,10 @@ async def test_streamed_output_item_that_is_neither_mapping_nor_sdk_object_is_re
     ("response", "problem"),
     [
         ({"id": ["resp_1"]}, "id: Input should be a valid string"),
-        ({"usage": {"input_tokens": "many"}}, "its response cannot be read"),
+        (
+            {"usage": {"input_tokens": "many"}},
+            "its response's usage cannot be read: Usage.input_tokens must be an int, got str.",
+        ),
     ],
 )
 async def test_response_done_with_fields_of_the_wrong_type_is_refused(
@@ -1526,7 +1529,7 @@ async def test_response_done_with_fields_of_the_wrong_type_is_refused(
     assert (error.reason, error.call_index) == ("invalid_stream_event", 0)
     assert error.detail is not None
     assert problem in error.detail
-    assert "fix the event's response" in error.detail
+    assert "fix the event's response" in error.detail or "Fix it or leave it out." in error.detail
 
 
 _json = st.recursive(
@@ -1535,6 +1538,21 @@ _json = st.recursive(
         st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
     ),
     max_leaves=8,
+)
+
+
+_usage = st.fixed_dictionaries(
+    {},
+    optional=dict.fromkeys(
+        (
+            "input_tokens",
+            "output_tokens",
+            "total_tokens",
+            "input_tokens_details",
+            "output_tokens_details",
+        ),
+        _json,
+    ),
 )
 
 
@@ -1547,7 +1565,7 @@ _json = st.recursive(
             optional={
                 "id": _json,
                 "output": _json | st.lists(_json | st.just(assistant_message("ok")), max_size=3),
-                "usage": _json,
+                "usage": _json | _usage,
                 "request_id": _json,
                 "raw_usage": _json,
                 "provider_data": _json,
