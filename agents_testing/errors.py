@@ -647,14 +647,24 @@ class RealtimeThreadError(_StructuredError, RuntimeError):
 
     def __init__(self, operation: str) -> None:
         self.operation = operation
+        if operation == "expect_call":
+            # An expectation is a future of the loop it waits on: it cannot be handed over.
+            fix = (
+                ". Set expectations up on the loop's thread (in the scenario or the test), "
+                "before the work goes to a thread."
+            )
+        else:
+            fix = (
+                ", so make the call there: from the worker thread, "
+                f"loop.call_soon_threadsafe(transport.{operation}, ...) with the loop the test "
+                "runs on, or return to the loop first (await asyncio.to_thread(work), then "
+                "call the transport)."
+            )
         super().__init__(
             f"ScriptedRealtimeTransport.{operation}() was called from a thread that does not "
             "run the event loop of the transport's scenario run or pending expectations "
             f"(operation={operation!r}); nothing was recorded. Asyncio futures may only be "
-            "settled on their event loop's thread, so make the call there: from the worker "
-            f"thread, loop.call_soon_threadsafe(transport.{operation}, ...) with the loop the "
-            "test runs on, or return to the loop first (await asyncio.to_thread(work), then "
-            "call the transport)."
+            f"settled on their event loop's thread{fix}"
         )
 
 

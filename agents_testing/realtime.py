@@ -645,6 +645,10 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
                 "ScriptedRealtimeTransport.expect_call() matcher must be callable or None, "
                 f"got {type(matcher).__name__}."
             )
+        # Before the loop check: from a worker thread, the fix is the thread, not asyncio.
+        thread_error = self._thread_error("expect_call")
+        if thread_error is not None:
+            raise thread_error
         loop = _running_loop("expect_call")
         expectation = _Expectation(self._next_order, method, matcher, loop.create_future(), owner)
         self._next_order += 1

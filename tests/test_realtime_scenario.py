@@ -1036,6 +1036,35 @@ async def test_connect_and_close_from_another_thread_change_no_state() -> None:
     assert not closed.done()
 
 
+@pytest.mark.parametrize("with_loop", [False, True], ids=["plain-thread", "thread-with-a-loop"])
+async def test_an_expectation_from_another_thread_is_refused(with_loop: bool) -> None:
+    # Pending expectations belong to the test's loop: a worker thread, with no loop or with a
+    # loop of its own, gets the thread error, not "outside any event loop".
+    transport = ScriptedRealtimeTransport()
+    pending = transport.expect_call("interrupt")
+
+    async def expect_on_own_loop() -> None:
+        transport.expect_call("mute")
+
+    def work() -> None:
+        if with_loop:
+            asyncio.run(expect_on_own_loop())
+        else:
+            transport.expect_call("mute")
+
+    error = await raised_by(asyncio.to_thread(work))
+
+    assert isinstance(error, RealtimeThreadError)
+    assert error.operation == "expect_call"
+    message = str(error)
+    assert message.startswith("ScriptedRealtimeTransport.expect_call() was called from a thread")
+    assert "Set expectations up on the loop's thread" in message
+    assert "call_soon_threadsafe" not in message  # it cannot hand a future back
+    transport.interrupt()
+    assert (await pending).method == "interrupt"
+    transport.assert_complete()  # the refused expectation was not registered
+
+
 def test_with_no_run_or_expectation_any_thread_may_record_calls() -> None:
     transport = ScriptedRealtimeTransport()
     threads = [
