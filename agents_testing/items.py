@@ -479,6 +479,44 @@ class ResponseDoneEvent(TypedDict):
     response: ResponseDonePayload
 
 
+# Used by the adapters' streams (a private helper of the package, not of this module).
+def _done_response(response: object) -> Mapping[str, Any]:  # pyright: ignore[reportUnusedFunction]
+    """Return a hand-written ``response_done`` event's response, or say what is wrong with it.
+
+    The adapters' streams read the response's ``output`` and ``usage``: a ``TypeError`` here
+    names the first part of the wrong shape and how to script it. ``None`` reads as empty, and
+    a missing or ``None`` output as no output items.
+    """
+    if response is None:
+        return {}
+    if not isinstance(response, Mapping):
+        raise TypeError(
+            f"its response is a {_type_name(response)}, not a mapping; script it as "
+            '{"type": "response_done", "response": {"output": [...], "usage": {...}}}.'
+        )
+    payload = cast("Mapping[str, Any]", response)
+    output = payload.get("output")
+    if output is not None and not isinstance(output, (list, tuple)):
+        raise TypeError(
+            f"its response's output is a {_type_name(output)}, not a list of output items; "
+            "script it as a list, such as [assistant_message(...)]."
+        )
+    usage = payload.get("usage")
+    if usage is not None and not isinstance(usage, Mapping):
+        raise TypeError(
+            f"its response's usage is a {_type_name(usage)}, not a mapping; script it as "
+            '{"input_tokens": ..., "output_tokens": ...} or leave it out.'
+        )
+    if usage:
+        try:
+            Usage(**cast("Mapping[str, Any]", usage))  # the checks of each usage field
+        except TypeError as error:
+            raise TypeError(
+                f"its response's usage cannot be read: {error} Fix it or leave it out."
+            ) from error
+    return payload
+
+
 class ModelEvent(TypedDict):
     type: Literal["model"]
     event: Any

@@ -830,38 +830,10 @@ class _ExactEventTranslator:
 
     def _done_payload(self, response: Any, position: int) -> Mapping[str, Any]:
         """Return a ``response_done`` event's response, refusing one the SDK could not read."""
-        if response is None:
-            return {}
-        if not isinstance(response, Mapping):
-            raise self._invalid(
-                position,
-                f"its response is a {type(response).__name__}, not a mapping; script it as "
-                '{"type": "response_done", "response": {"output": [...], "usage": {...}}}.',
-            )
-        payload = cast("Mapping[str, Any]", response)
-        output = payload.get("output")
-        if output is not None and not isinstance(output, (list, tuple)):
-            raise self._invalid(
-                position,
-                f"its response's output is a {type(output).__name__}, not a list of output "
-                "items; script it as a list, such as [assistant_message(...)].",
-            )
-        usage = payload.get("usage")
-        if usage is not None and not isinstance(usage, Mapping):
-            raise self._invalid(
-                position,
-                f"its response's usage is a {type(usage).__name__}, not a mapping; script it "
-                'as {"input_tokens": ..., "output_tokens": ...} or leave it out.',
-            )
-        if usage:
-            try:
-                _core.Usage(**cast("Mapping[str, Any]", usage))  # the core's checks of each field
-            except TypeError as error:
-                raise self._invalid(
-                    position,
-                    f"its response's usage cannot be read: {error} Fix it or leave it out.",
-                ) from error
-        return payload
+        try:
+            return _core._done_response(response)  # pyright: ignore[reportPrivateUsage]
+        except TypeError as error:
+            raise self._invalid(position, str(error)) from error
 
     def _unreadable(self, position: int, problem: str) -> InvalidScriptedModelStepError:
         return self._invalid(

@@ -81,7 +81,13 @@ from .._closing import close_source, in_flight
 from .._records import stored_value
 from .._snapshot import snapshot
 from ..errors import InvalidScriptedModelOutputError, InvalidScriptedModelStepError
-from ..items import ModelRequest, ModelResponse, Usage, assistant_message, function_call
+from ..items import (
+    ModelRequest,
+    ModelResponse,
+    _done_response,  # pyright: ignore[reportPrivateUsage]
+    assistant_message,
+    function_call,
+)
 from ..model import ScriptedModel
 
 if TYPE_CHECKING:
@@ -753,38 +759,6 @@ class _ChunkTranslator:
                 ),
             )
         )
-
-
-def _done_response(scripted: object) -> Mapping[str, Any]:
-    """Return a ``response_done`` event's response, refusing a shape it cannot have."""
-    if scripted is None:
-        return {}
-    if not isinstance(scripted, Mapping):
-        raise TypeError(
-            f"its response is a {type(scripted).__name__}, not a mapping; script it as "
-            '{"type": "response_done", "response": {"output": [...], "usage": {...}}}.'
-        )
-    response = cast("Mapping[str, Any]", scripted)
-    output = response.get("output")
-    if output is not None and not isinstance(output, list):
-        raise TypeError(
-            f"its response's output is a {type(output).__name__}, not a list of output "
-            "items; script it as a list, such as [assistant_message(...)]."
-        )
-    usage = response.get("usage")
-    if usage is not None and not isinstance(usage, Mapping):
-        raise TypeError(
-            f"its response's usage is a {type(usage).__name__}, not a mapping; script it as "
-            '{"input_tokens": ..., "output_tokens": ...} or leave it out.'
-        )
-    if usage:
-        try:
-            Usage(**cast("Mapping[str, Any]", usage))  # the core's own checks of each field
-        except TypeError as error:
-            raise TypeError(
-                f"its response's usage cannot be read: {error} Fix it or leave it out."
-            ) from error
-    return response
 
 
 def _call_chunk(item: Mapping[str, Any], index: int) -> ToolCallChunk:

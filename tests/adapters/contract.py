@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, Protocol
 
 import pytest
+from hypothesis import strategies as st
 
 from agents_testing import (
     ModelRequest,
@@ -177,3 +178,35 @@ class ModelAdapterContract:
         with pytest.raises(UnconsumedModelStepsError) as raised:
             model.assert_complete()
         assert raised.value.remaining_steps == 1
+
+
+# -- hand-written response_done events --------------------------------------------------------
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+_usage_keys = (
+    "input_tokens",
+    "output_tokens",
+    "total_tokens",
+    "input_tokens_details",
+    "output_tokens_details",
+)
+
+
+def done_responses() -> st.SearchStrategy[Any]:
+    """Any ``response`` a test may hand-write in a ``response_done`` stream event."""
+    usage = st.fixed_dictionaries({}, optional=dict.fromkeys(_usage_keys, _json))
+    fields = {
+        "id": _json,
+        "request_id": _json,
+        "output": _json | st.lists(_json | st.just(assistant_message("ok")), max_size=3),
+        "usage": _json | usage,
+        "raw_usage": _json,
+        "provider_data": _json,
+    }
+    return _json | st.fixed_dictionaries({}, optional=fields)

@@ -50,7 +50,7 @@ from agents_testing import (
 from agents_testing.adapters import langchain as langchain_adapter
 from agents_testing.adapters.langchain import ScriptedChatModel, langchain_chat_model
 
-from .contract import ANSWER, PROMPT, ModelAdapterContract, tool_script
+from .contract import ANSWER, PROMPT, ModelAdapterContract, done_responses, tool_script
 
 
 @tool
@@ -608,45 +608,8 @@ def test_an_unreadable_response_done_is_refused_and_recorded(response: Any, prob
     assert again.value.detail == error.detail
 
 
-_json = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
-
-
-_usage = st.fixed_dictionaries(
-    {},
-    optional=dict.fromkeys(
-        (
-            "input_tokens",
-            "output_tokens",
-            "total_tokens",
-            "input_tokens_details",
-            "output_tokens_details",
-        ),
-        _json,
-    ),
-)
-
-
 @settings(max_examples=150, deadline=None, database=None)
-@given(
-    st.one_of(
-        _json,
-        st.fixed_dictionaries(
-            {},
-            optional={
-                "id": _json,
-                "request_id": _json,
-                "output": _json | st.lists(_json | st.just(assistant_message("ok")), max_size=3),
-                "usage": _json | _usage,
-            },
-        ),
-    )
-)
+@given(done_responses())
 def test_any_response_done_gives_chunks_or_a_structured_error(response: Any) -> None:
     model = ScriptedModel([model_stream([{"type": "response_done", "response": response}])])
 

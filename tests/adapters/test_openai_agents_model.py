@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 pytest.importorskip("agents")
 
@@ -76,7 +75,7 @@ from agents_testing import (
 )
 from agents_testing.adapters.openai_agents import openai_agents_model
 
-from .contract import ModelAdapterContract
+from .contract import ModelAdapterContract, done_responses
 
 RUN_CONFIG = RunConfig(tracing_disabled=True)
 RETRY_ONCE = ModelSettings(
@@ -1532,47 +1531,8 @@ async def test_response_done_with_fields_of_the_wrong_type_is_refused(
     assert "fix the event's response" in error.detail or "Fix it or leave it out." in error.detail
 
 
-_json = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
-
-
-_usage = st.fixed_dictionaries(
-    {},
-    optional=dict.fromkeys(
-        (
-            "input_tokens",
-            "output_tokens",
-            "total_tokens",
-            "input_tokens_details",
-            "output_tokens_details",
-        ),
-        _json,
-    ),
-)
-
-
 @settings(max_examples=150, deadline=None, database=None)
-@given(
-    st.one_of(
-        _json,
-        st.fixed_dictionaries(
-            {},
-            optional={
-                "id": _json,
-                "output": _json | st.lists(_json | st.just(assistant_message("ok")), max_size=3),
-                "usage": _json | _usage,
-                "request_id": _json,
-                "raw_usage": _json,
-                "provider_data": _json,
-            },
-        ),
-    )
-)
+@given(done_responses())
 async def test_any_response_done_gives_a_response_or_a_structured_error(response: Any) -> None:
     model = ScriptedModel([model_stream([{"type": "response_done", "response": response}])])
 
