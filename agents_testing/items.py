@@ -484,11 +484,9 @@ def _done_response(response: object) -> Mapping[str, Any]:  # pyright: ignore[re
     """Return a hand-written ``response_done`` event's response, or say what is wrong with it.
 
     The adapters' streams read the response's ``output`` and ``usage``: a ``TypeError`` here
-    names the first part of the wrong shape and how to script it. ``None`` reads as empty, and
-    a missing or ``None`` output as no output items.
+    names the first part of the wrong shape and how to script it. The output is required (the
+    framework's final response is built from it), the usage is not.
     """
-    if response is None:
-        return {}
     if not isinstance(response, Mapping):
         raise TypeError(
             f"its response is a {_type_name(response)}, not a mapping; script it as "
@@ -496,7 +494,12 @@ def _done_response(response: object) -> Mapping[str, Any]:  # pyright: ignore[re
         )
     payload = cast("Mapping[str, Any]", response)
     output = payload.get("output")
-    if output is not None and not isinstance(output, (list, tuple)):
+    if output is None:
+        raise TypeError(
+            "its response has no output; script the output items as a list, such as "
+            '"output": [assistant_message(...)], or "output": [] for none.'
+        )
+    if not isinstance(output, (list, tuple)):
         raise TypeError(
             f"its response's output is a {_type_name(output)}, not a list of output items; "
             "script it as a list, such as [assistant_message(...)]."

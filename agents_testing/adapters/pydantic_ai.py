@@ -86,7 +86,13 @@ except ImportError as _missing:  # the import tests hide the framework to reach 
 from .._closing import close_source, in_flight
 from .._records import stored_value
 from ..errors import InvalidScriptedModelOutputError, InvalidScriptedModelStepError
-from ..items import ModelRequest, ModelResponse, assistant_message, function_call
+from ..items import (
+    ModelRequest,
+    ModelResponse,
+    _done_response,  # pyright: ignore[reportPrivateUsage]
+    assistant_message,
+    function_call,
+)
 from ..model import ScriptedModel
 
 __all__ = ["ScriptedPydanticAIModel", "pydantic_ai_model"]
@@ -645,7 +651,7 @@ class _ScriptedStreamedResponse(StreamedResponse):
             self._sent_text = True
             yield from self._text(payload.get("item_id"), str(payload["delta"]))
         elif kind == "response_done":
-            yield from self._done(_mapping(payload["response"]), position)
+            yield from self._done(payload["response"], position)
         elif kind == "model":
             yield from self._raw(payload["event"], position)
         else:
@@ -668,19 +674,13 @@ class _ScriptedStreamedResponse(StreamedResponse):
         else:
             yield cast("ModelResponseStreamEvent", result)
 
-    def _done(
-        self, response: Mapping[str, Any], position: int
-    ) -> Iterator[ModelResponseStreamEvent]:
-        output = response.get("output")
-        if not isinstance(output, list):
+    def _done(self, scripted: object, position: int) -> Iterator[ModelResponseStreamEvent]:
+        try:
+            response = _done_response(scripted)
+        except TypeError as error:
             # Read as empty, it would end the response without the scripted reply.
-            raise self._invalid(
-                position,
-                f'its response\'s "output" is {type(output).__name__}, not a list; script '
-                '"output": [...] with message or function_call items (or pydantic-ai parts), '
-                "or script the whole response as a step: [assistant_message(...)].",
-            )
-        items: list[Any] = output  # pyright: ignore[reportUnknownVariableType]
+            raise self._invalid(position, str(error)) from error
+        items: list[Any] = list(response["output"])
         # The parts a plain call of this response would get: an item without one is refused
         # with the same error, and pydantic-ai's own parts are not dropped.
         parts = [

@@ -1482,13 +1482,18 @@ async def test_unreadable_response_done_is_refused_and_recorded(
     assert again.value.detail == error.detail
 
 
-async def test_response_done_without_output_completes_empty() -> None:
-    model = ScriptedModel([model_stream([{"type": "response_done", "response": {"output": None}}])])
+@pytest.mark.parametrize("response", [None, {"output": None}, {"id": "resp_1"}])
+async def test_response_done_without_output_is_refused(response: Any) -> None:
+    # The SDK builds the run's final response from it: read as empty, the reply would be lost.
+    model = ScriptedModel([model_stream([{"type": "response_done", "response": response}])])
 
-    [done] = await collect(stream(model))
+    with pytest.raises(InvalidScriptedModelStepError) as raised:
+        await collect(stream(model))
 
-    assert done.type == "response.completed"
-    assert done.response.output == []
+    assert raised.value.detail is not None
+    problem = "its response has no output" if response else "its response is a NoneType"
+    assert raised.value.detail.startswith(f"stream event #1 (event_index=0): {problem}")
+    assert "script" in raised.value.detail
 
 
 async def test_streamed_output_item_that_is_neither_mapping_nor_sdk_object_is_refused() -> None:
@@ -1509,9 +1514,9 @@ async def test_streamed_output_item_that_is_neither_mapping_nor_sdk_object_is_re
 @pytest.mark.parametrize(
     ("response", "problem"),
     [
-        ({"id": ["resp_1"]}, "id: Input should be a valid string"),
+        ({"id": ["resp_1"], "output": []}, "id: Input should be a valid string"),
         (
-            {"usage": {"input_tokens": "many"}},
+            {"usage": {"input_tokens": "many"}, "output": []},
             "its response's usage cannot be read: Usage.input_tokens must be an int, got str.",
         ),
     ],

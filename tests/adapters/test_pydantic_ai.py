@@ -630,10 +630,10 @@ async def test_response_done_whose_output_is_not_a_list_is_refused() -> None:
     error = raised.value
     assert (error.reason, error.call_index, error.input_index) == ("invalid_stream_event", 0, None)
     assert error.detail is not None
-    assert error.detail.startswith('stream event #2 (event_index=1): its response\'s "output" is ')
+    assert error.detail.startswith("stream event #2 (event_index=1): its response's output is ")
     message = str(error)
     assert "Call #1 (call_index=0)" in message
-    assert '"output" is dict, not a list; script "output": [...] with message or' in message
+    assert "output is a dict, not a list of output items; script it as a list, such as" in message
     # Recorded, so the test fails even when pydantic-ai swallows the error.
     with pytest.raises(InvalidScriptedModelStepError) as again:
         model.assert_complete()
@@ -650,7 +650,7 @@ async def test_response_done_without_output_is_refused() -> None:
             await streamed.get_output()
 
     assert (raised.value.reason, raised.value.call_index) == ("invalid_stream_event", 0)
-    assert '"output" is NoneType, not a list' in str(raised.value)
+    assert "its response has no output; script the output items as a list" in str(raised.value)
     with pytest.raises(InvalidScriptedModelStepError):
         model.assert_complete()
 
