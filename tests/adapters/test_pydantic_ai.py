@@ -51,7 +51,14 @@ from agents_testing import (
 )
 from agents_testing.adapters.pydantic_ai import ScriptedPydanticAIModel, pydantic_ai_model
 
-from .contract import ANSWER, PROMPT, ContractError, ModelAdapterContract, tool_script
+from .contract import (
+    ANSWER,
+    PROMPT,
+    ContractError,
+    ModelAdapterContract,
+    done_responses,
+    tool_script,
+)
 
 # A space after the colon: not the compact JSON that function_call() or pydantic-ai 2.x write.
 EXACT_ARGUMENTS = '{"city": "Tokyo"}'
@@ -656,6 +663,28 @@ async def test_response_done_without_output_is_refused() -> None:
 
 
 # -- packaging ----------------------------------------------------------------------------
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(done_responses())
+async def test_any_response_done_gives_a_response_or_a_structured_error(response: Any) -> None:
+    model = ScriptedModel([model_stream([{"type": "response_done", "response": response}])])
+    adapter = pydantic_ai_model(model)
+    messages: list[ModelMessage] = [PydanticModelRequest(parts=[UserPromptPart("hi")])]
+
+    failure: InvalidScriptedModelStepError | InvalidScriptedModelOutputError | None = None
+    try:
+        async with adapter.request_stream(messages, None, ModelRequestParameters()) as streamed:
+            async for _ in streamed:
+                pass
+    except (InvalidScriptedModelStepError, InvalidScriptedModelOutputError) as error:
+        failure = error
+    if failure is None:
+        assert isinstance(streamed.get(), PydanticModelResponse)
+    else:
+        assert failure.call_index == 0
+        with pytest.raises(type(failure)):
+            model.assert_complete()
 
 
 def test_import_without_pydantic_ai_names_the_extra() -> None:
