@@ -706,6 +706,20 @@ class ScriptedModel(CompletionContext):
             result = await result
         return self._end_response(request, index, recorded, result, responded=responded)
 
+    async def _respond(
+        self, request: ModelRequest, on_recorded: Callable[[ModelRequest], object]
+    ) -> tuple[int, ModelResponse]:
+        """Serve a non-streaming call as ``get_response`` does; return its index and response.
+
+        ``on_recorded`` sees the recorded request as soon as the step is taken: adapters keep
+        it to convert only what the next call adds.
+        """
+        index, recorded, result, responded = self._begin_response(request)
+        on_recorded(recorded)
+        if responded and inspect.isawaitable(result):
+            result = await result
+        return index, self._end_response(request, index, recorded, result, responded=responded)
+
     def _begin_response(self, request: ModelRequest) -> tuple[int, ModelRequest, Any, bool]:
         """Take a non-streamed call's step and run it up to its first await.
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import inspect
 import json
 import marshal
@@ -184,16 +185,10 @@ class ScriptedChatModel(BaseChatModel, defer_build=True):
         **kwargs: Any,
     ) -> ChatResult:
         """Serve an async non-streamed call."""
-        model = self.scripted_model
         request, conversion = self._request(messages, stop, kwargs)
-        # What get_response() runs, with the recorded request in hand for _remember().
-        begin = model._begin_response  # pyright: ignore[reportPrivateUsage]
-        index, recorded, result, responded = begin(request)
-        self._remember(conversion, recorded)
-        if responded and inspect.isawaitable(result):
-            result = await result
-        end = model._end_response  # pyright: ignore[reportPrivateUsage]
-        return self._chat_result(end(request, index, recorded, result, responded=responded), index)
+        respond = self.scripted_model._respond  # pyright: ignore[reportPrivateUsage]
+        index, response = await respond(request, functools.partial(self._remember, conversion))
+        return self._chat_result(response, index)
 
     def _request(
         self, messages: list[BaseMessage], stop: list[str] | None, kwargs: Mapping[str, Any]

@@ -37,7 +37,7 @@ response's parts manager; see ``ScriptedPydanticAIModel.request_stream``.
 from __future__ import annotations
 
 import dataclasses
-import inspect
+import functools
 import marshal
 import operator
 from collections.abc import (
@@ -149,14 +149,8 @@ class ScriptedPydanticAIModel(Model):
         settings, parameters = self.prepare_request(model_settings, model_request_parameters)
         model = self.scripted_model
         request, conversion = self._request(messages, settings, parameters)
-        # What get_response() runs, with the recorded request in hand for _remember().
-        begin = model._begin_response  # pyright: ignore[reportPrivateUsage]
-        index, recorded, result, responded = begin(request)
-        self._remember(conversion, recorded)
-        if responded and inspect.isawaitable(result):
-            result = await result
-        end = model._end_response  # pyright: ignore[reportPrivateUsage]
-        response = end(request, index, recorded, result, responded=responded)
+        respond = model._respond  # pyright: ignore[reportPrivateUsage]
+        index, response = await respond(request, functools.partial(self._remember, conversion))
         try:
             return _pydantic_response(response, index)
         except InvalidScriptedModelOutputError as error:
