@@ -929,17 +929,23 @@ async def test_invoke_and_ainvoke_give_identical_records_results_and_errors() ->
     assert str(sync_raised.value) == str(async_raised.value)
 
 
-def test_sync_invoke_starts_no_event_loop_unless_a_responder_awaits(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    loops: list[asyncio.AbstractEventLoop] = []
+@pytest.fixture
+def loops(monkeypatch: pytest.MonkeyPatch) -> list[asyncio.AbstractEventLoop]:
+    """Every event loop asyncio.new_event_loop() makes during the test, in order."""
+    made: list[asyncio.AbstractEventLoop] = []
     new_event_loop = asyncio.new_event_loop
 
     def counted() -> asyncio.AbstractEventLoop:
-        loops.append(new_event_loop())
-        return loops[-1]
+        made.append(new_event_loop())
+        return made[-1]
 
     monkeypatch.setattr(asyncio, "new_event_loop", counted)
+    return made
+
+
+def test_sync_invoke_starts_no_event_loop_unless_a_responder_awaits(
+    loops: list[asyncio.AbstractEventLoop],
+) -> None:
     model = ScriptedModel(
         [
             [assistant_message("static")],
@@ -959,16 +965,8 @@ def test_sync_invoke_starts_no_event_loop_unless_a_responder_awaits(
 
 
 def test_sync_stream_starts_no_event_loop_unless_its_step_may_wait(
-    monkeypatch: pytest.MonkeyPatch,
+    loops: list[asyncio.AbstractEventLoop],
 ) -> None:
-    loops: list[asyncio.AbstractEventLoop] = []
-    new_event_loop = asyncio.new_event_loop
-
-    def counted() -> asyncio.AbstractEventLoop:
-        loops.append(new_event_loop())
-        return loops[-1]
-
-    monkeypatch.setattr(asyncio, "new_event_loop", counted)
     model = ScriptedModel(
         [
             [assistant_message("static")],
