@@ -1130,7 +1130,7 @@ async def run_program(program: dict[str, Any]) -> tuple[ScriptedRealtimeTranspor
     expected: list[str] = program["expected"]
 
     def scenario(ctx: RealtimeScenarioContext) -> Awaitable[Any]:
-        return asyncio.gather(*(ctx.expect_call(method) for method in expected))  # type: ignore[arg-type]
+        return asyncio.gather(*(ctx.expect_call(method) for method in expected))  # type: ignore[call-overload]
 
     async def exercise() -> str:
         for gap, (before, after) in enumerate(program["yields"]):
