@@ -8,7 +8,7 @@ import math
 import threading
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from typing import Any, Literal, TypedDict, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, cast
 
 from . import _describe
 from ._closing import close_source, in_flight
@@ -34,6 +34,11 @@ from .items import (
     StreamEvent,
     Usage,
 )
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass as _dataclass
+else:
+    from .items import _dataclass
 
 _ViolationT = TypeVar(
     "_ViolationT",
@@ -70,7 +75,7 @@ __all__ = [
 ]
 
 
-@dataclasses.dataclass(frozen=True)
+@_dataclass(frozen=True)  # made without compiling source, as the dataclasses of ``items``
 class RecordedModelCall:
     """One call the code under test made to the model: a frozen dataclass.
 
@@ -82,6 +87,11 @@ class RecordedModelCall:
     index: int
     streamed: bool
     request: ModelRequest
+
+    def __init__(self, index: int, streamed: bool, request: ModelRequest) -> None:
+        object.__setattr__(self, "index", index)
+        object.__setattr__(self, "streamed", streamed)
+        object.__setattr__(self, "request", request)
 
 
 ModelResponder = Callable[
