@@ -521,6 +521,18 @@ EXAMPLES = [
         id="realtime-wrong-thread",
     ),
     pytest.param(
+        RealtimeThreadError("emit"),
+        {"operation": "emit"},
+        "ScriptedRealtimeTransport.emit() was called from a thread that does not run the "
+        "event loop of the transport's scenario run, pending expectations or openai-agents "
+        "realtime session (operation='emit'); nothing was emitted. Asyncio futures may only "
+        "be settled on their event loop's thread, so make the call there: from the worker "
+        "thread, loop.call_soon_threadsafe(transport.emit, ...) with the loop the test runs "
+        "on, or return to the loop first (await asyncio.to_thread(work), then call the "
+        "transport).",
+        id="realtime-emit-from-wrong-thread",
+    ),
+    pytest.param(
         UnscriptedAgentError("Weather", "no_script", 2, ("Triage", "Summary")),
         {
             "agent_name": "Weather",
