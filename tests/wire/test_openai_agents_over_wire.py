@@ -6,6 +6,9 @@ serialization and its parsing of the Responses event stream run for real.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
 
 agents = pytest.importorskip("agents")
@@ -18,6 +21,8 @@ from agents import (  # noqa: E402
     OpenAIResponsesModel,
     RunConfig,
     Runner,
+    RunResult,
+    RunResultStreaming,
     function_tool,
 )
 
@@ -60,6 +65,7 @@ async def test_runner_tool_workflow_over_the_wire(stream: bool) -> None:
 
     async with ScriptedServer(model) as server:
         agent = weather_agent(server)
+        result: RunResult | RunResultStreaming
         if stream:
             result = Runner.run_streamed(agent, "Weather in Tokyo?", run_config=config)
             async for _ in result.stream_events():
@@ -82,7 +88,7 @@ async def test_runner_tool_workflow_over_the_wire(stream: bool) -> None:
 
 
 async def test_streamed_run_raises_the_failed_response() -> None:
-    def events() -> object:
+    def events() -> Iterator[dict[str, Any]]:
         yield {"type": "output_text_delta", "item_id": None, "delta": "It is"}
         raise ScriptedHTTPError(500, "The model crashed")
 
