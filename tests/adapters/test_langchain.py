@@ -448,6 +448,24 @@ def test_usage_and_ids_reach_the_message() -> None:
     assert reply.response_metadata["request_id"] == "req_1"
 
 
+def test_a_hand_written_usage_may_hold_single_details_mappings() -> None:
+    # As Usage() accepts them: one mapping, not a list of one per request.
+    response = {
+        "output": [assistant_message("Sunny.")],
+        "usage": {
+            "input_tokens": 12,
+            "output_tokens": 3,
+            "input_tokens_details": {"cached_tokens": 4},
+            "output_tokens_details": {"reasoning_tokens": 1},
+        },
+    }
+    model = ScriptedModel([model_stream([{"type": "response_done", "response": response}])])
+
+    chunks = list(langchain_chat_model(model).stream("hi"))
+
+    assert [chunk.usage_metadata for chunk in chunks if chunk.usage_metadata] == [EXPECTED_USAGE]
+
+
 async def test_streamed_usage_and_ids_arrive_on_the_last_chunk() -> None:
     chat = langchain_chat_model(ScriptedModel([usage_response()]))
 

@@ -444,6 +444,23 @@ async def test_stream_events_show_the_tool_call_part_and_text_deltas() -> None:
     assert text_delta.delta == TextPartDelta(content_delta="sunny.")
 
 
+async def test_a_hand_written_usage_may_hold_single_details_mappings() -> None:
+    # As Usage() accepts them: one mapping, not a list of one per request.
+    response = done_payload([assistant_message(ANSWER)])
+    response["usage"] = {
+        "input_tokens": 9,
+        "output_tokens": 2,
+        "input_tokens_details": {"cached_tokens": 4},
+        "output_tokens_details": {"reasoning_tokens": 1},
+    }
+    model = ScriptedModel([model_stream([{"type": "response_done", "response": response}])])
+
+    _, _, usage = await run_agent(weather_agent(model), PROMPT, stream=True)
+
+    assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens) == (9, 2, 4)
+    assert usage.details == {"reasoning_tokens": 1}
+
+
 async def test_exact_stream_may_carry_only_response_done() -> None:
     output = [assistant_message(ANSWER)]
     model = ScriptedModel(
