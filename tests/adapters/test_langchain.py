@@ -52,7 +52,15 @@ from agents_testing import (
 from agents_testing.adapters import langchain as langchain_adapter
 from agents_testing.adapters.langchain import ScriptedChatModel, langchain_chat_model
 
-from .contract import ANSWER, PROMPT, ModelAdapterContract, done_responses, tool_script
+from .contract import (
+    ANSWER,
+    PROMPT,
+    UNREADABLE_DONE_RESPONSES,
+    ModelAdapterContract,
+    done_responses,
+    served_or_refused,
+    tool_script,
+)
 
 
 @tool
@@ -648,15 +656,7 @@ async def test_an_event_without_a_chunk_shape_is_refused(event: Any) -> None:
         model.assert_complete()
 
 
-@pytest.mark.parametrize(
-    ("response", "problem"),
-    [
-        ("done", "its response is a str, not a mapping; script it as"),
-        ({"output": {"type": "message"}}, "its response's output is a dict, not a list"),
-        ({"output": "Hello."}, "its response's output is a str, not a list"),
-        ({"output": [], "usage": 3}, "its response's usage is a int, not a mapping"),
-    ],
-)
+@pytest.mark.parametrize(("response", "problem"), UNREADABLE_DONE_RESPONSES)
 def test_an_unreadable_response_done_is_refused_and_recorded(response: Any, problem: str) -> None:
     events = [{"type": "response_started"}, {"type": "response_done", "response": response}]
     model = ScriptedModel([model_stream(events)])
@@ -677,19 +677,9 @@ def test_an_unreadable_response_done_is_refused_and_recorded(response: Any, prob
 @settings(max_examples=150, deadline=None, database=None)
 @given(done_responses())
 def test_any_response_done_gives_chunks_or_a_structured_error(response: Any) -> None:
-    model = ScriptedModel([model_stream([{"type": "response_done", "response": response}])])
-
-    failure: InvalidScriptedModelStepError | InvalidScriptedModelOutputError | None = None
-    try:
+    with served_or_refused(response) as model:
         chunks = list(langchain_chat_model(model).stream("hi"))
-    except (InvalidScriptedModelStepError, InvalidScriptedModelOutputError) as error:
-        failure = error
-    if failure is None:
         assert all(isinstance(chunk, AIMessageChunk) for chunk in chunks)
-    else:
-        assert failure.call_index == 0
-        with pytest.raises(type(failure)):
-            model.assert_complete()
 
 
 class RefusedEventSource:
