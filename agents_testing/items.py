@@ -35,14 +35,19 @@ __all__ = [
 ]
 
 
-class OutputTextContent(TypedDict):
+# Optional keys live in a ``total=False`` subclass rather than behind ``NotRequired``: that is
+# what makes them optional at run time too (``__optional_keys__``) on every supported Python,
+# since 3.10 has no ``typing.NotRequired`` and postponed annotations hide it from TypedDict.
+class _OutputTextContentRequired(TypedDict):
     type: Literal["output_text"]
     text: str
 
 
-# Optional keys live in a ``total=False`` subclass rather than behind ``NotRequired``: that is
-# what makes them optional at run time too (``__optional_keys__``) on every supported Python,
-# since 3.10 has no ``typing.NotRequired`` and postponed annotations hide it from TypedDict.
+class OutputTextContent(_OutputTextContentRequired, total=False):
+    # A streamed response copies it onto the part's output_text_delta event.
+    provider_data: Any
+
+
 class _AssistantMessageItemRequired(TypedDict):
     type: Literal["message"]
     role: Literal["assistant"]
@@ -235,7 +240,9 @@ def _request_usage_entry(position: int, entry: object) -> dict[str, Any]:
     return normalized
 
 
-@dataclass
+# The __init__ is written out (init=False) because its parameters take more shapes than the
+# fields hold: a details field is always a list, but a single mapping or None is accepted.
+@dataclass(init=False)
 class Usage:
     """Token usage of one model response.
 
@@ -251,17 +258,29 @@ class Usage:
     output_tokens_details: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
     request_usage_entries: list[dict[str, Any]] | None = None
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        requests: int = 1,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        total_tokens: int | None = None,
+        input_tokens_details: Mapping[str, Any] | Iterable[Mapping[str, Any]] | None = None,
+        output_tokens_details: Mapping[str, Any] | Iterable[Mapping[str, Any]] | None = None,
+        request_usage_entries: Iterable[Mapping[str, Any]] | None = None,
+    ) -> None:
         # Checked here, so a wrong field fails where it was written, not deep in a later call.
-        _check_count("requests", self.requests)
-        _check_count("input_tokens", self.input_tokens)
-        _check_count("output_tokens", self.output_tokens)
-        _check_count("total_tokens", self.total_tokens, optional=True)
-        if self.total_tokens is None:
-            self.total_tokens = self.input_tokens + self.output_tokens
-        self.input_tokens_details = _details("input_tokens_details", self.input_tokens_details)
-        self.output_tokens_details = _details("output_tokens_details", self.output_tokens_details)
-        entries: Any = self.request_usage_entries
+        _check_count("requests", requests)
+        _check_count("input_tokens", input_tokens)
+        _check_count("output_tokens", output_tokens)
+        _check_count("total_tokens", total_tokens, optional=True)
+        self.requests = requests
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
+        self.total_tokens = input_tokens + output_tokens if total_tokens is None else total_tokens
+        self.input_tokens_details = _details("input_tokens_details", input_tokens_details)
+        self.output_tokens_details = _details("output_tokens_details", output_tokens_details)
+        self.request_usage_entries = None
+        entries: Any = request_usage_entries
         if entries is not None:
             kind = _type_name(entries)
             if isinstance(entries, (str, bytes, Mapping)) or not isinstance(entries, Iterable):

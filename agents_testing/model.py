@@ -7,7 +7,15 @@ import inspect
 import math
 import threading
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Mapping,
+)
 from typing import Any, Literal, TypedDict, TypeVar, cast
 
 from . import _describe
@@ -84,9 +92,13 @@ class RecordedModelCall:
     request: ModelRequest
 
 
+# A full response may also be an envelope mapping: {"output": [...], "usage": Usage(...), ...}.
 ModelResponder = Callable[
     [RecordedModelCall],
-    "list[Any] | ModelResponse | Awaitable[list[Any] | ModelResponse]",
+    list[Any]
+    | ModelResponse
+    | Mapping[str, Any]
+    | Awaitable[list[Any] | ModelResponse | Mapping[str, Any]],
 ]
 StreamResponder = Callable[[RecordedModelCall], Any]
 RetryAdviceCallback = Callable[[RetryAdviceRequest], ModelRetryAdvice | None]
@@ -100,7 +112,7 @@ class _StepOptions(TypedDict, total=False):
 
 class ResponseStep(_StepOptions):
     type: Literal["response"]
-    response: list[Any] | ModelResponse
+    response: list[Any] | ModelResponse | Mapping[str, Any]
 
 
 class ErrorStep(_StepOptions):
@@ -116,7 +128,7 @@ class ResponderStep(_StepOptions):
 
 class StreamStep(_StepOptions):
     type: Literal["stream"]
-    events: Iterable[Any] | AsyncIterator[Any]
+    events: Iterable[Any] | AsyncIterable[Any]
 
 
 class StreamResponderStep(_StepOptions):
@@ -128,8 +140,12 @@ ScriptedModelStep = ResponseStep | ErrorStep | ResponderStep | StreamStep | Stre
 ScriptedModelInput = list[Any] | ModelResponse | ScriptedModelStep | Mapping[str, Any]
 
 
-def model_response(response: list[Any] | ModelResponse) -> ResponseStep:
-    """Script a fixed response: a list of output items or a full ``ModelResponse``."""
+def model_response(response: list[Any] | ModelResponse | Mapping[str, Any]) -> ResponseStep:
+    """Script a fixed response: output items, a full ``ModelResponse`` or a mapping of its fields.
+
+    The mapping form is an envelope with the ``ModelResponse`` fields as keys (``output`` and
+    ``usage`` required).
+    """
     return {"type": "response", "response": response}
 
 
@@ -146,7 +162,7 @@ def model_responder(respond: ModelResponder) -> ResponderStep:
     return {"type": "responder", "respond": respond}
 
 
-def model_stream(events: Iterable[Any] | AsyncIterator[Any]) -> StreamStep:
+def model_stream(events: Iterable[Any] | AsyncIterable[Any]) -> StreamStep:
     """Script the exact stream events of a streamed call."""
     return {"type": "stream", "events": events}
 

@@ -538,6 +538,7 @@ async def test_reading_a_shared_record_hands_out_an_unshared_copy() -> None:
     await model.get_response(ModelRequest(input=conversation))
 
     second = model.calls[1].request.input
+    assert isinstance(second, list)
     second[0]["content"] = "changed by the test"
 
     assert model.calls[0].request.input == [{"role": "user", "content": "hi"}]

@@ -20,6 +20,8 @@ from typing import Any, cast
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
     AIMessage,
     AIMessageChunk,
@@ -50,7 +52,15 @@ from agents_testing import (
 from agents_testing.adapters import langchain as langchain_adapter
 from agents_testing.adapters.langchain import ScriptedChatModel, langchain_chat_model
 
-from .contract import ANSWER, PROMPT, ModelAdapterContract, done_responses, tool_script
+from .contract import (
+    ANSWER,
+    PROMPT,
+    UNREADABLE_DONE_RESPONSES,
+    ModelAdapterContract,
+    done_responses,
+    served_or_refused,
+    tool_script,
+)
 
 
 @tool
@@ -380,6 +390,70 @@ def test_bind_tools_records_schemas_and_settings() -> None:
     }
 
 
+class StartMetadata(BaseCallbackHandler):
+    """Keep the metadata LangChain hands to callbacks when each chat model call starts."""
+
+    def __init__(self) -> None:
+        self.metadata: list[dict[str, Any]] = []
+
+    def on_chat_model_start(
+        self, serialized: dict[str, Any], messages: list[list[BaseMessage]], **kwargs: Any
+    ) -> None:
+        self.metadata.append(kwargs["metadata"])
+
+
+def test_tracing_params_name_the_adapter_and_the_calls_settings() -> None:
+    model = ScriptedModel([[assistant_message("ok")], [assistant_message("ok")]])
+    handler = StartMetadata()
+    chat = langchain_chat_model(model)
+
+    chat.invoke("hi", config={"callbacks": [handler]})
+    chat.bind(model="gpt-test", temperature=0.5, max_tokens=64).invoke(
+        "hi", stop=["END"], config={"callbacks": [handler]}
+    )
+
+    ls_params = [
+        {key: value for key, value in metadata.items() if key.startswith("ls_")}
+        for metadata in handler.metadata
+    ]
+    assert ls_params == [
+        {
+            "ls_provider": "agents_testing",
+            "ls_model_type": "chat",
+            "ls_integration": "langchain_chat_model",
+        },
+        {
+            "ls_provider": "agents_testing",
+            "ls_model_type": "chat",
+            "ls_stop": ["END"],
+            "ls_model_name": "gpt-test",
+            "ls_temperature": 0.5,
+            "ls_max_tokens": 64,
+            "ls_integration": "langchain_chat_model",
+        },
+    ]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"model": 4, "temperature": "hot", "max_tokens": 1.5},
+        {"temperature": 1, "max_tokens": True, "stop": []},
+    ],
+)
+def test_tracing_params_take_only_the_settings_langchain_would(kwargs: dict[str, Any]) -> None:
+    # The base class's fallback reads the same call settings, with the same types; it also
+    # probes the model's attributes, of which this model has none.
+    chat = langchain_chat_model(ScriptedModel())
+    stop = kwargs.pop("stop", None)
+
+    params = chat._get_ls_params(stop=stop, **kwargs)  # pyright: ignore[reportPrivateUsage]
+
+    fallback = BaseChatModel._get_ls_params(chat, stop=stop, **kwargs)  # pyright: ignore[reportPrivateUsage]
+    assert fallback.pop("ls_provider") == "scriptedchatmodel"
+    assert params == {"ls_provider": "agents_testing", **fallback}
+
+
 def test_structured_output_goes_through_bind_tools() -> None:
     class Weather(BaseModel):
         city: str
@@ -582,15 +656,7 @@ async def test_an_event_without_a_chunk_shape_is_refused(event: Any) -> None:
         model.assert_complete()
 
 
-@pytest.mark.parametrize(
-    ("response", "problem"),
-    [
-        ("done", "its response is a str, not a mapping; script it as"),
-        ({"output": {"type": "message"}}, "its response's output is a dict, not a list"),
-        ({"output": "Hello."}, "its response's output is a str, not a list"),
-        ({"output": [], "usage": 3}, "its response's usage is a int, not a mapping"),
-    ],
-)
+@pytest.mark.parametrize(("response", "problem"), UNREADABLE_DONE_RESPONSES)
 def test_an_unreadable_response_done_is_refused_and_recorded(response: Any, problem: str) -> None:
     events = [{"type": "response_started"}, {"type": "response_done", "response": response}]
     model = ScriptedModel([model_stream(events)])
@@ -611,19 +677,9 @@ def test_an_unreadable_response_done_is_refused_and_recorded(response: Any, prob
 @settings(max_examples=150, deadline=None, database=None)
 @given(done_responses())
 def test_any_response_done_gives_chunks_or_a_structured_error(response: Any) -> None:
-    model = ScriptedModel([model_stream([{"type": "response_done", "response": response}])])
-
-    failure: InvalidScriptedModelStepError | InvalidScriptedModelOutputError | None = None
-    try:
+    with served_or_refused(response) as model:
         chunks = list(langchain_chat_model(model).stream("hi"))
-    except (InvalidScriptedModelStepError, InvalidScriptedModelOutputError) as error:
-        failure = error
-    if failure is None:
         assert all(isinstance(chunk, AIMessageChunk) for chunk in chunks)
-    else:
-        assert failure.call_index == 0
-        with pytest.raises(type(failure)):
-            model.assert_complete()
 
 
 class RefusedEventSource:

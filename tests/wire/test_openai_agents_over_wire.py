@@ -26,9 +26,10 @@ from agents_testing import (  # noqa: E402
     ScriptedModel,
     assistant_message,
     function_call,
-    model_stream,
 )
 from agents_testing.wire import ScriptedServer  # noqa: E402
+
+from ._streams import stream_failing_after, text_delta  # noqa: E402
 
 
 @function_tool
@@ -82,11 +83,7 @@ async def test_runner_tool_workflow_over_the_wire(stream: bool) -> None:
 
 
 async def test_streamed_run_raises_the_failed_response() -> None:
-    def events() -> object:
-        yield {"type": "output_text_delta", "item_id": None, "delta": "It is"}
-        raise ScriptedHTTPError(500, "The model crashed")
-
-    model = ScriptedModel([model_stream(events())])
+    model = stream_failing_after([text_delta("It is")], ScriptedHTTPError(500, "The model crashed"))
     config = RunConfig(tracing_disabled=True)
 
     async with ScriptedServer(model) as server:
