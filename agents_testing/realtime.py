@@ -1054,11 +1054,13 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         return failure
 
     def _next_expectation(self) -> _Expectation | None:
-        # A cancelled expectation future (its awaiting task was cancelled, or wait_for gave
-        # up) withdraws the expectation: it can no longer deliver the call to anyone.
+        # An expectation whose future is already done withdraws it: cancelled (its awaiting
+        # task was cancelled, or wait_for gave up) or settled by hand (set_result or
+        # set_exception), it can no longer deliver the call to anyone, so the call stays
+        # unconsumed where assert_complete() and the next expectation can see it.
         while self._expectations:
             expectation = self._expectations.popleft()
-            if not expectation.future.cancelled():
+            if not expectation.future.done():
                 return expectation
         return None
 
@@ -1105,7 +1107,7 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         return [
             {"order": expectation.order, "method": expectation.method}
             for expectation in self._expectations
-            if not expectation.future.cancelled()
+            if not expectation.future.done()  # a done future withdrew its expectation
         ]
 
     def _incomplete_error(self) -> IncompleteRealtimeScenarioError | None:

@@ -20,6 +20,8 @@ from typing import Any, cast
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import (
     AIMessage,
     AIMessageChunk,
@@ -397,6 +399,70 @@ def test_bind_tools_records_schemas_and_settings() -> None:
         "parallel_tool_calls": False,
         "stop": ["END"],
     }
+
+
+class StartMetadata(BaseCallbackHandler):
+    """Keep the metadata LangChain hands to callbacks when each chat model call starts."""
+
+    def __init__(self) -> None:
+        self.metadata: list[dict[str, Any]] = []
+
+    def on_chat_model_start(
+        self, serialized: dict[str, Any], messages: list[list[BaseMessage]], **kwargs: Any
+    ) -> None:
+        self.metadata.append(kwargs["metadata"])
+
+
+def test_tracing_params_name_the_adapter_and_the_calls_settings() -> None:
+    model = ScriptedModel([[assistant_message("ok")], [assistant_message("ok")]])
+    handler = StartMetadata()
+    chat = langchain_chat_model(model)
+
+    chat.invoke("hi", config={"callbacks": [handler]})
+    chat.bind(model="gpt-test", temperature=0.5, max_tokens=64).invoke(
+        "hi", stop=["END"], config={"callbacks": [handler]}
+    )
+
+    ls_params = [
+        {key: value for key, value in metadata.items() if key.startswith("ls_")}
+        for metadata in handler.metadata
+    ]
+    assert ls_params == [
+        {
+            "ls_provider": "agents_testing",
+            "ls_model_type": "chat",
+            "ls_integration": "langchain_chat_model",
+        },
+        {
+            "ls_provider": "agents_testing",
+            "ls_model_type": "chat",
+            "ls_stop": ["END"],
+            "ls_model_name": "gpt-test",
+            "ls_temperature": 0.5,
+            "ls_max_tokens": 64,
+            "ls_integration": "langchain_chat_model",
+        },
+    ]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"model": 4, "temperature": "hot", "max_tokens": 1.5},
+        {"temperature": 1, "max_tokens": True, "stop": []},
+    ],
+)
+def test_tracing_params_take_only_the_settings_langchain_would(kwargs: dict[str, Any]) -> None:
+    # The base class's fallback reads the same call settings, with the same types; it also
+    # probes the model's attributes, of which this model has none.
+    chat = langchain_chat_model(ScriptedModel())
+    stop = kwargs.pop("stop", None)
+
+    params = chat._get_ls_params(stop=stop, **kwargs)  # pyright: ignore[reportPrivateUsage]
+
+    fallback = BaseChatModel._get_ls_params(chat, stop=stop, **kwargs)  # pyright: ignore[reportPrivateUsage]
+    assert fallback.pop("ls_provider") == "scriptedchatmodel"
+    assert params == {"ls_provider": "agents_testing", **fallback}
 
 
 def test_structured_output_goes_through_bind_tools() -> None:
