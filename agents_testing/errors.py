@@ -640,13 +640,22 @@ class RealtimeThreadError(_StructuredError, RuntimeError):
 
     While a ``run_scenario`` runs or an expectation is pending, a call settles asyncio
     futures, which only the thread running their event loop may do. ``operation`` is the
-    transport method that was called; nothing was recorded.
+    transport method that was called; nothing was recorded (for ``emit`` and
+    ``disconnect``: nothing was emitted). The openai-agents realtime model also raises it,
+    with ``operation="emit"``, for an event emitted off the loop its session runs on.
     """
 
     _fields = ("operation",)
 
     def __init__(self, operation: str) -> None:
         self.operation = operation
+        bound_to = "scenario run or pending expectations"
+        outcome = "nothing was recorded"
+        if operation == "emit":
+            # The openai-agents realtime model's listener refuses too, with no run at all.
+            bound_to = "scenario run, pending expectations or openai-agents realtime session"
+        if operation in ("emit", "disconnect"):
+            outcome = "nothing was emitted"
         if operation == "expect_call":
             # An expectation is a future of the loop it waits on: it cannot be handed over.
             fix = (
@@ -662,9 +671,8 @@ class RealtimeThreadError(_StructuredError, RuntimeError):
             )
         super().__init__(
             f"ScriptedRealtimeTransport.{operation}() was called from a thread that does not "
-            "run the event loop of the transport's scenario run or pending expectations "
-            f"(operation={operation!r}); nothing was recorded. Asyncio futures may only be "
-            f"settled on their event loop's thread{fix}"
+            f"run the event loop of the transport's {bound_to} (operation={operation!r}); "
+            f"{outcome}. Asyncio futures may only be settled on their event loop's thread{fix}"
         )
 
 

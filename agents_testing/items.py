@@ -38,14 +38,19 @@ __all__ = [
 ]
 
 
-class OutputTextContent(TypedDict):
+# Optional keys live in a ``total=False`` subclass rather than behind ``NotRequired``: that is
+# what makes them optional at run time too (``__optional_keys__``) on every supported Python,
+# since 3.10 has no ``typing.NotRequired`` and postponed annotations hide it from TypedDict.
+class _OutputTextContentRequired(TypedDict):
     type: Literal["output_text"]
     text: str
 
 
-# Optional keys live in a ``total=False`` subclass rather than behind ``NotRequired``: that is
-# what makes them optional at run time too (``__optional_keys__``) on every supported Python,
-# since 3.10 has no ``typing.NotRequired`` and postponed annotations hide it from TypedDict.
+class OutputTextContent(_OutputTextContentRequired, total=False):
+    # A streamed response copies it onto the part's output_text_delta event.
+    provider_data: Any
+
+
 class _AssistantMessageItemRequired(TypedDict):
     type: Literal["message"]
     role: Literal["assistant"]
@@ -179,14 +184,15 @@ def shell_call(
     return item  # type: ignore[return-value]
 
 
-# ``_dataclass(frozen=...)`` makes the dataclasses below: the same classes as ``@dataclass``
-# (``fields``, ``replace``, ``asdict``, ``__match_args__``, frozenness and the
+# ``_dataclass(init=..., frozen=...)`` makes the dataclasses below: the same classes as
+# ``@dataclass`` (``fields``, ``replace``, ``asdict``, ``__match_args__``, frozenness and the
 # ``__dataclass_params__`` that describe them), with the ``__init__`` written in each class and
 # the other methods made here without compiling source. ``@dataclass`` compiles every method it
 # writes from source text when the class is created, which was over half the instructions of
-# ``import agents_testing`` (and so of every model adapter's import).
-# tests/test_items_dataclasses.py checks each class against a twin that plain ``@dataclass``
-# makes from the same fields, on each supported Python.
+# ``import agents_testing`` (and so of every model adapter's import). With ``init=True`` the
+# written ``__init__`` is the one ``@dataclass`` would generate. tests/test_items_dataclasses.py
+# checks each class against a twin that plain ``@dataclass`` makes from the same fields, on
+# each supported Python.
 
 _Class = TypeVar("_Class", bound=type)
 
@@ -209,7 +215,7 @@ def _values(names: tuple[str, ...]) -> Callable[[object], tuple[Any, ...]]:
     return lambda instance: tuple(getattr(instance, name) for name in names)
 
 
-def _made_dataclass(made: _Class, frozen: bool) -> _Class:
+def _made_dataclass(made: _Class, init: bool, frozen: bool) -> _Class:
     dataclass(init=False, repr=False, eq=False)(made)  # fields, replace() and the rest
     cls: type[Any] = made
     declared = fields(cls)
@@ -267,10 +273,11 @@ def _made_dataclass(made: _Class, frozen: bool) -> _Class:
         if method is not None:
             method.__qualname__ = f"{cls.__qualname__}.{name}"
         setattr(cls, name, method)
-    # The parameters say what the class now has: what ``@dataclass(frozen=frozen)`` gives it.
-    # ``dataclass`` reads ``frozen`` from here when a dataclass subclasses this one.
+    # The parameters say what the class now has, as ``@dataclass(init=init, frozen=frozen)``
+    # would; ``dataclass`` reads ``frozen`` from here when a dataclass subclasses this one.
     params: Any = getattr(cls, "__dataclass_params__")  # noqa: B009 - not typed on a class
-    params.init = params.repr = params.eq = True
+    params.init = init
+    params.repr = params.eq = True
     params.frozen = frozen
     return made
 
@@ -280,9 +287,9 @@ if TYPE_CHECKING:
     from dataclasses import dataclass as _dataclass
 else:
 
-    def _dataclass(*, frozen: bool = False) -> Callable[[_Class], _Class]:
-        """Make a dataclass as ``@dataclass(frozen=frozen)`` does, without compiling source."""
-        return lambda cls: _made_dataclass(cls, frozen)
+    def _dataclass(*, init: bool = True, frozen: bool = False) -> Callable[[_Class], _Class]:
+        """Make a dataclass as ``@dataclass(init=init, frozen=frozen)`` does, compiling nothing."""
+        return lambda cls: _made_dataclass(cls, init, frozen)
 
 
 def _type_name(value: object) -> str:
@@ -344,7 +351,9 @@ def _request_usage_entry(position: int, entry: object) -> dict[str, Any]:
     return normalized
 
 
-@_dataclass()
+# The __init__ is written out (init=False) because its parameters take more shapes than the
+# fields hold: a details field is always a list, but a single mapping or None is accepted.
+@_dataclass(init=False)
 class Usage:
     """Token usage of one model response.
 
@@ -366,32 +375,23 @@ class Usage:
         input_tokens: int = 0,
         output_tokens: int = 0,
         total_tokens: int | None = None,
-        input_tokens_details: list[dict[str, Any]] = _FACTORY,
-        output_tokens_details: list[dict[str, Any]] = _FACTORY,
-        request_usage_entries: list[dict[str, Any]] | None = None,
+        input_tokens_details: Mapping[str, Any] | Iterable[Mapping[str, Any]] | None = None,
+        output_tokens_details: Mapping[str, Any] | Iterable[Mapping[str, Any]] | None = None,
+        request_usage_entries: Iterable[Mapping[str, Any]] | None = None,
     ) -> None:
+        # Checked here, so a wrong field fails where it was written, not deep in a later call.
+        _check_count("requests", requests)
+        _check_count("input_tokens", input_tokens)
+        _check_count("output_tokens", output_tokens)
+        _check_count("total_tokens", total_tokens, optional=True)
         self.requests = requests
         self.input_tokens = input_tokens
         self.output_tokens = output_tokens
-        self.total_tokens = total_tokens
-        self.input_tokens_details = [] if input_tokens_details is _FACTORY else input_tokens_details
-        self.output_tokens_details = (
-            [] if output_tokens_details is _FACTORY else output_tokens_details
-        )
-        self.request_usage_entries = request_usage_entries
-        self.__post_init__()
-
-    def __post_init__(self) -> None:
-        # Checked here, so a wrong field fails where it was written, not deep in a later call.
-        _check_count("requests", self.requests)
-        _check_count("input_tokens", self.input_tokens)
-        _check_count("output_tokens", self.output_tokens)
-        _check_count("total_tokens", self.total_tokens, optional=True)
-        if self.total_tokens is None:
-            self.total_tokens = self.input_tokens + self.output_tokens
-        self.input_tokens_details = _details("input_tokens_details", self.input_tokens_details)
-        self.output_tokens_details = _details("output_tokens_details", self.output_tokens_details)
-        entries: Any = self.request_usage_entries
+        self.total_tokens = input_tokens + output_tokens if total_tokens is None else total_tokens
+        self.input_tokens_details = _details("input_tokens_details", input_tokens_details)
+        self.output_tokens_details = _details("output_tokens_details", output_tokens_details)
+        self.request_usage_entries = None
+        entries: Any = request_usage_entries
         if entries is not None:
             kind = _type_name(entries)
             if isinstance(entries, (str, bytes, Mapping)) or not isinstance(entries, Iterable):

@@ -7,7 +7,15 @@ import inspect
 import math
 import threading
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Mapping,
+)
 from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, cast
 
 from . import _describe
@@ -94,9 +102,13 @@ class RecordedModelCall:
         object.__setattr__(self, "request", request)
 
 
+# A full response may also be an envelope mapping: {"output": [...], "usage": Usage(...), ...}.
 ModelResponder = Callable[
     [RecordedModelCall],
-    "list[Any] | ModelResponse | Awaitable[list[Any] | ModelResponse]",
+    list[Any]
+    | ModelResponse
+    | Mapping[str, Any]
+    | Awaitable[list[Any] | ModelResponse | Mapping[str, Any]],
 ]
 StreamResponder = Callable[[RecordedModelCall], Any]
 RetryAdviceCallback = Callable[[RetryAdviceRequest], ModelRetryAdvice | None]
@@ -110,7 +122,7 @@ class _StepOptions(TypedDict, total=False):
 
 class ResponseStep(_StepOptions):
     type: Literal["response"]
-    response: list[Any] | ModelResponse
+    response: list[Any] | ModelResponse | Mapping[str, Any]
 
 
 class ErrorStep(_StepOptions):
@@ -126,7 +138,7 @@ class ResponderStep(_StepOptions):
 
 class StreamStep(_StepOptions):
     type: Literal["stream"]
-    events: Iterable[Any] | AsyncIterator[Any]
+    events: Iterable[Any] | AsyncIterable[Any]
 
 
 class StreamResponderStep(_StepOptions):
@@ -138,8 +150,12 @@ ScriptedModelStep = ResponseStep | ErrorStep | ResponderStep | StreamStep | Stre
 ScriptedModelInput = list[Any] | ModelResponse | ScriptedModelStep | Mapping[str, Any]
 
 
-def model_response(response: list[Any] | ModelResponse) -> ResponseStep:
-    """Script a fixed response: a list of output items or a full ``ModelResponse``."""
+def model_response(response: list[Any] | ModelResponse | Mapping[str, Any]) -> ResponseStep:
+    """Script a fixed response: output items, a full ``ModelResponse`` or a mapping of its fields.
+
+    The mapping form is an envelope with the ``ModelResponse`` fields as keys (``output`` and
+    ``usage`` required).
+    """
     return {"type": "response", "response": response}
 
 
@@ -156,7 +172,7 @@ def model_responder(respond: ModelResponder) -> ResponderStep:
     return {"type": "responder", "respond": respond}
 
 
-def model_stream(events: Iterable[Any] | AsyncIterator[Any]) -> StreamStep:
+def model_stream(events: Iterable[Any] | AsyncIterable[Any]) -> StreamStep:
     """Script the exact stream events of a streamed call."""
     return {"type": "stream", "events": events}
 

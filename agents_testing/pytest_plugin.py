@@ -79,7 +79,7 @@ class ScriptedSandboxFactory(Protocol):
 
     def __call__(
         self,
-        steps: Iterable[SandboxStep] = (),
+        steps: Iterable[SandboxStep | Mapping[str, Any]] = (),
         *,
         interface: type[Any] | Mapping[str, SandboxMethodMode] | None = None,
     ) -> ScriptedSandboxSession: ...
@@ -218,7 +218,7 @@ def scripted_sandbox(request: pytest.FixtureRequest) -> ScriptedSandboxFactory:
     """Return a factory of scripted sandbox sessions checked when the test returns."""
 
     def make(
-        steps: Iterable[SandboxStep] = (),
+        steps: Iterable[SandboxStep | Mapping[str, Any]] = (),
         *,
         interface: type[Any] | Mapping[str, SandboxMethodMode] | None = None,
     ) -> ScriptedSandboxSession:

@@ -602,9 +602,15 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
 
         The listeners registered when the emit starts are called, even one removed by an
         earlier listener; one added during the emit waits for the next emit. A listener that
-        raises stops the emit and the exception propagates.
+        raises stops the emit and the exception propagates. While a run or an expectation binds
+        the transport to an event loop, only that loop's thread may emit.
         """
         _check_event("emit", event)
+        # Listeners settle the run's futures and schedule on its loop (the transport calls
+        # they make, an adapter's delivery task): no listener may run on another thread.
+        thread_error = self._thread_error("emit")
+        if thread_error is not None:
+            raise thread_error
         registrations = self._listeners.get(event)
         if not registrations:
             return False
@@ -681,6 +687,10 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
                 "ScriptedRealtimeTransport.disconnect() needs an exception instance or None, "
                 f"got {type(error).__name__}."
             )
+        # Checked before the status changes: a refused disconnect leaves no trace.
+        thread_error = self._thread_error("disconnect")
+        if thread_error is not None:
+            raise thread_error
         self._generation += 1
         first_error: Exception | None = None
         if self.status != "disconnected":
@@ -1044,11 +1054,13 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         return failure
 
     def _next_expectation(self) -> _Expectation | None:
-        # A cancelled expectation future (its awaiting task was cancelled, or wait_for gave
-        # up) withdraws the expectation: it can no longer deliver the call to anyone.
+        # An expectation whose future is already done withdraws it: cancelled (its awaiting
+        # task was cancelled, or wait_for gave up) or settled by hand (set_result or
+        # set_exception), it can no longer deliver the call to anyone, so the call stays
+        # unconsumed where assert_complete() and the next expectation can see it.
         while self._expectations:
             expectation = self._expectations.popleft()
-            if not expectation.future.cancelled():
+            if not expectation.future.done():
                 return expectation
         return None
 
@@ -1095,7 +1107,7 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         return [
             {"order": expectation.order, "method": expectation.method}
             for expectation in self._expectations
-            if not expectation.future.cancelled()
+            if not expectation.future.done()  # a done future withdrew its expectation
         ]
 
     def _incomplete_error(self) -> IncompleteRealtimeScenarioError | None:

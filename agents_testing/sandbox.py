@@ -150,14 +150,14 @@ class _Step:
 
 
 def scripted_sandbox_session(
-    steps: Iterable[SandboxStep] = (),
+    steps: Iterable[SandboxStep | Mapping[str, Any]] = (),
     *,
     interface: _Interface = None,
 ) -> ScriptedSandboxSession:
     """Build a sandbox session that answers its scripted methods from ``steps``, in order.
 
     Args:
-        steps: Step mappings, read eagerly.
+        steps: Step mappings (``SandboxStep`` dicts or any other mapping), read eagerly.
         interface: Which methods a step may name and which are synchronous: ``None`` for
             :data:`DEFAULT_SANDBOX_INTERFACE`, a class (its public methods; coroutine
             functions are asynchronous) or a mapping ``name -> "sync" | "async"``.
@@ -179,7 +179,7 @@ class ScriptedSandboxSession(CompletionContext):
 
     def __init__(
         self,
-        steps: Iterable[SandboxStep] = (),
+        steps: Iterable[SandboxStep | Mapping[str, Any]] = (),
         *,
         interface: _Interface = None,
     ) -> None:

@@ -32,6 +32,7 @@ from agents_testing.errors import (
     UnexpectedSandboxCallError,
     UnscriptedAgentError,
     WireRequestError,
+    _StructuredError,
 )
 
 # (error, fields, message): one or more examples of every error class, with its exact message.
@@ -520,6 +521,18 @@ EXAMPLES = [
         id="realtime-wrong-thread",
     ),
     pytest.param(
+        RealtimeThreadError("emit"),
+        {"operation": "emit"},
+        "ScriptedRealtimeTransport.emit() was called from a thread that does not run the "
+        "event loop of the transport's scenario run, pending expectations or openai-agents "
+        "realtime session (operation='emit'); nothing was emitted. Asyncio futures may only "
+        "be settled on their event loop's thread, so make the call there: from the worker "
+        "thread, loop.call_soon_threadsafe(transport.emit, ...) with the loop the test runs "
+        "on, or return to the loop first (await asyncio.to_thread(work), then call the "
+        "transport).",
+        id="realtime-emit-from-wrong-thread",
+    ),
+    pytest.param(
         UnscriptedAgentError("Weather", "no_script", 2, ("Triage", "Summary")),
         {
             "agent_name": "Weather",
@@ -670,7 +683,7 @@ def test_error_copies_with_fields_and_message_intact(
 
 @pytest.mark.parametrize(("error", "fields", "message"), EXAMPLES)
 def test_fresh_error_is_a_new_error_with_the_same_fields(
-    error: BaseException, fields: dict[str, Any], message: str
+    error: _StructuredError, fields: dict[str, Any], message: str
 ) -> None:
     fresh = error._fresh()
 
@@ -726,7 +739,9 @@ def test_error_subclasses_the_base_class_its_kind_of_failure_needs(
 @pytest.mark.parametrize(
     "error_class", [ScriptedModelRequestAbortedError, ScriptedRealtimeScenarioCancelledError]
 )
-def test_abort_errors_are_named_abort_error(error_class: type[BaseException]) -> None:
+def test_abort_errors_are_named_abort_error(
+    error_class: type[ScriptedModelRequestAbortedError | ScriptedRealtimeScenarioCancelledError],
+) -> None:
     assert error_class.name == "AbortError"
 
 
@@ -829,6 +844,7 @@ def test_invalid_model_step_message_is_built_from_its_fields(
     if input_index is not None:
         position = f"Input #{input_index + 1} (input_index={input_index}): "
     else:
+        assert call_index is not None
         position = f"Call #{call_index + 1} (call_index={call_index}): "
     advice = str(error)[len(message) + 1 :]
     assert advice.startswith(position)

@@ -186,6 +186,21 @@ def test_usage_copies_a_details_list() -> None:
     assert usage.input_tokens_details[0] is not details[0]
 
 
+def test_usage_takes_any_iterable_of_details_mappings() -> None:
+    usage = Usage(output_tokens_details=(entry for entry in [{"reasoning_tokens": 4}]))
+
+    assert usage.output_tokens_details == [{"reasoning_tokens": 4}]
+
+
+def test_usage_is_built_by_position_and_by_dataclasses_replace() -> None:
+    usage = Usage(2, 3, 4, None, {"cached_tokens": 1})
+
+    assert dataclasses.astuple(usage) == (2, 3, 4, 7, [{"cached_tokens": 1}], [], None)
+    changed = dataclasses.replace(usage, requests=5)
+    assert changed == Usage(5, 3, 4, 7, [{"cached_tokens": 1}])
+    assert changed.input_tokens_details is not usage.input_tokens_details
+
+
 def test_usage_turns_empty_request_usage_entries_into_none() -> None:
     assert Usage(request_usage_entries=[]).request_usage_entries is None
 
@@ -267,7 +282,7 @@ def test_model_request_is_frozen() -> None:
     request = ModelRequest(input="hi")
 
     with pytest.raises(dataclasses.FrozenInstanceError):
-        request.input = "changed"
+        request.input = "changed"  # type: ignore[misc]  # frozen: refused at run time too
 
 
 def test_model_retry_advice_defaults_to_no_opinion() -> None:
@@ -283,12 +298,14 @@ def test_retry_advice_request_has_no_request_by_default() -> None:
 def test_optional_keys_of_the_typed_dicts_are_optional_at_run_time() -> None:
     # Runtime introspection (schema generators, pydantic, TypeAdapter) must see the same
     # optional keys as a type checker does.
-    from agents_testing import AssistantMessageItem, OutputTextDeltaEvent
+    from agents_testing import AssistantMessageItem, OutputTextContent, OutputTextDeltaEvent
 
     assert AssistantMessageItem.__optional_keys__ == {"id", "phase", "provider_data"}
     assert AssistantMessageItem.__required_keys__ == {"type", "role", "status", "content"}
     assert OutputTextDeltaEvent.__optional_keys__ == {"provider_data"}
     assert OutputTextDeltaEvent.__required_keys__ == {"type", "item_id", "delta"}
+    assert OutputTextContent.__optional_keys__ == {"provider_data"}
+    assert OutputTextContent.__required_keys__ == {"type", "text"}
 
 
 # -- ModelRequest read helpers -------------------------------------------------------------
@@ -389,7 +406,9 @@ def test_the_optional_key_of_model_steps_is_optional_at_run_time() -> None:
         StreamStep,
     )
 
-    for step in [ResponseStep, ErrorStep, ResponderStep, StreamStep, StreamResponderStep]:
+    # A list of TypedDict classes is only a list[type] to mypy, which hides their key sets.
+    steps: list[Any] = [ResponseStep, ErrorStep, ResponderStep, StreamStep, StreamResponderStep]
+    for step in steps:
         assert step.__optional_keys__ == {"optional"}, step
         assert "type" in step.__required_keys__
 

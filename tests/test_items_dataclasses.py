@@ -1,10 +1,12 @@
 """The core's hand-written dataclass methods behave as the ones ``@dataclass`` generates.
 
-``items`` (and ``RecordedModelCall``) write ``__init__``, ``__repr__``, ``__eq__`` and
-``__hash__`` by hand, so that importing them compiles no source. Each class is checked here
-against a twin that plain ``@dataclass`` makes from the same field declarations on the running
-Python, so the check follows what each supported Python generates (3.13 compares fields one
-by one, for instance, where 3.10 to 3.12 compare tuples).
+The dataclasses of ``items`` (and ``RecordedModelCall``) write ``__init__`` by hand and get
+``__repr__``, ``__eq__``, ``__hash__`` and the frozen ``__setattr__`` / ``__delattr__`` from a
+maker that compiles no source. Each class is checked here against a twin that plain
+``@dataclass`` makes from the same field declarations on the running Python, so the check
+follows what each supported Python generates (3.13 compares fields one by one, for instance,
+where 3.10 to 3.12 compare tuples). ``Usage`` declares ``init=False`` for an ``__init__`` of
+its own, which its twin shares.
 """
 
 from __future__ import annotations
@@ -58,9 +60,10 @@ def make_twin(cls: type[Any]) -> type[Any]:
             compare=item.compare,
             metadata=item.metadata,
         )
-    if "__post_init__" in vars(cls):
-        namespace["__post_init__"] = vars(cls)["__post_init__"]
-    twin: type[Any] = dataclasses.dataclass(frozen=cls.__dataclass_params__.frozen)(
+    params = cls.__dataclass_params__
+    if not params.init:
+        namespace["__init__"] = vars(cls)["__init__"]  # a class's own API, not generated
+    twin: type[Any] = dataclasses.dataclass(init=params.init, frozen=params.frozen)(
         type(cls.__name__, (), namespace)
     )
     # A record's detached field is a descriptor set after the class is made: give the twin

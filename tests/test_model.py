@@ -9,7 +9,7 @@ import asyncio
 import dataclasses
 import threading
 import types
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from typing import Any
 
 import pytest
@@ -59,7 +59,7 @@ class Signal:
     """A minimal abort signal: anything with a truthy ``aborted`` attribute."""
 
     def __init__(self) -> None:
-        self.aborted = False
+        self.aborted: object = False  # any truthy value counts
 
 
 class AbortAfter:
@@ -121,6 +121,7 @@ MISSING_RESPONDER = "ScriptedModel input #1 is invalid (missing responder)."
 INVALID_STREAM = "ScriptedModel input #1 is invalid (invalid stream)."
 
 # (input, reason, step_type, message) for an input at position 0 of its constructor/enqueue call.
+# Each input is malformed on purpose: the type: ignores mark where the annotations refuse it.
 MALFORMED_INPUTS = [
     pytest.param(None, "invalid_input", None, invalid_input(), id="none"),
     pytest.param(42, "invalid_input", None, invalid_input(), id="number"),
@@ -166,9 +167,9 @@ MALFORMED_INPUTS = [
     pytest.param(
         {"type": "response"}, "missing_response", "response", MISSING_RESPONSE, id="no-response"
     ),
-    pytest.param(model_response(None), "invalid_response", None, ENVELOPE, id="response-none"),
+    pytest.param(model_response(None), "invalid_response", None, ENVELOPE, id="response-none"),  # type: ignore[arg-type]
     pytest.param(
-        model_response((assistant_message("hi"),)),
+        model_response((assistant_message("hi"),)),  # type: ignore[arg-type]
         "invalid_response",
         None,
         ENVELOPE,
@@ -182,21 +183,21 @@ MALFORMED_INPUTS = [
         id="response-envelope-without-usage",
     ),
     pytest.param(
-        model_response(ModelResponse(output=(), usage=Usage())),
+        model_response(ModelResponse(output=(), usage=Usage())),  # type: ignore[arg-type]
         "invalid_response",
         None,
         ENVELOPE,
         id="response-output-not-list",
     ),
     pytest.param(
-        ModelResponse(output=[], usage={"requests": 1}),
+        ModelResponse(output=[], usage={"requests": 1}),  # type: ignore[arg-type]
         "invalid_response",
         None,
         ENVELOPE,
         id="model-response-usage-not-usage",
     ),
     pytest.param(
-        ModelResponse(output=None, usage=Usage()),
+        ModelResponse(output=None, usage=Usage()),  # type: ignore[arg-type]
         "invalid_response",
         None,
         ENVELOPE,
@@ -219,31 +220,31 @@ MALFORMED_INPUTS = [
         id="envelope-usage-not-usage",
     ),
     pytest.param({"type": "error"}, "missing_error", "error", MISSING_ERROR, id="no-error"),
-    pytest.param(model_error(None), "invalid_error", "error", INVALID_ERROR, id="error-none"),
-    pytest.param(model_error("boom"), "invalid_error", "error", INVALID_ERROR, id="error-string"),
+    pytest.param(model_error(None), "invalid_error", "error", INVALID_ERROR, id="error-none"),  # type: ignore[arg-type]
+    pytest.param(model_error("boom"), "invalid_error", "error", INVALID_ERROR, id="error-string"),  # type: ignore[arg-type]
     pytest.param(
-        model_error(ValueError),
+        model_error(ValueError),  # type: ignore[arg-type]
         "invalid_error",
         "error",
         INVALID_ERROR,
         id="error-class-not-instance",
     ),
     pytest.param(
-        model_error(ValueError("boom"), 5),
+        model_error(ValueError("boom"), 5),  # type: ignore[arg-type]
         "invalid_retry_advice",
         "error",
         INVALID_ADVICE,
         id="advice-number",
     ),
     pytest.param(
-        model_error(ValueError("boom"), {"suggested": True}),
+        model_error(ValueError("boom"), {"suggested": True}),  # type: ignore[arg-type]
         "invalid_retry_advice",
         "error",
         INVALID_ADVICE,
         id="advice-mapping",
     ),
     pytest.param(
-        model_error(ValueError("boom"), async_advice),
+        model_error(ValueError("boom"), async_advice),  # type: ignore[arg-type]
         "invalid_retry_advice",
         "error",
         INVALID_ADVICE,
@@ -253,14 +254,14 @@ MALFORMED_INPUTS = [
         {"type": "responder"}, "missing_responder", "responder", MISSING_RESPONDER, id="no-respond"
     ),
     pytest.param(
-        model_responder(None),
+        model_responder(None),  # type: ignore[arg-type]
         "missing_responder",
         "responder",
         MISSING_RESPONDER,
         id="respond-none",
     ),
     pytest.param(
-        model_responder([assistant_message("hi")]),
+        model_responder([assistant_message("hi")]),  # type: ignore[arg-type]
         "missing_responder",
         "responder",
         MISSING_RESPONDER,
@@ -274,15 +275,15 @@ MALFORMED_INPUTS = [
         id="no-stream-respond",
     ),
     pytest.param(
-        model_stream_responder(5),
+        model_stream_responder(5),  # type: ignore[arg-type]
         "missing_responder",
         "stream_responder",
         MISSING_RESPONDER,
         id="stream-respond-not-callable",
     ),
     pytest.param({"type": "stream"}, "invalid_stream", "stream", INVALID_STREAM, id="no-events"),
-    pytest.param(model_stream(None), "invalid_stream", "stream", INVALID_STREAM, id="events-none"),
-    pytest.param(model_stream(5), "invalid_stream", "stream", INVALID_STREAM, id="events-number"),
+    pytest.param(model_stream(None), "invalid_stream", "stream", INVALID_STREAM, id="events-none"),  # type: ignore[arg-type]
+    pytest.param(model_stream(5), "invalid_stream", "stream", INVALID_STREAM, id="events-number"),  # type: ignore[arg-type]
     pytest.param(
         model_stream("abc"), "invalid_stream", "stream", INVALID_STREAM, id="events-string"
     ),
@@ -297,14 +298,14 @@ MALFORMED_INPUTS = [
         id="events-single-event-mapping",
     ),
     pytest.param(
-        model_stream(NonCallableAsyncIter()),
+        model_stream(NonCallableAsyncIter()),  # type: ignore[arg-type]
         "invalid_stream",
         "stream",
         INVALID_STREAM,
         id="events-aiter-not-callable",
     ),
     pytest.param(
-        model_stream(IterationDisabled()),
+        model_stream(IterationDisabled()),  # type: ignore[arg-type]
         "invalid_stream",
         "stream",
         INVALID_STREAM,
@@ -382,7 +383,7 @@ def test_enqueue_is_all_or_nothing() -> None:
     model = ScriptedModel()
 
     with pytest.raises(InvalidScriptedModelStepError):
-        model.enqueue([assistant_message("a")], [assistant_message("b")], None)
+        model.enqueue([assistant_message("a")], [assistant_message("b")], None)  # type: ignore[arg-type]
 
     assert model.remaining_steps == 0
     model.assert_complete()
@@ -472,7 +473,7 @@ def test_constructor_refuses_a_non_iterable_or_single_step_with_type_error(steps
 
 def test_constructor_iterates_a_string_and_rejects_its_first_character() -> None:
     with pytest.raises(InvalidScriptedModelStepError) as exc_info:
-        ScriptedModel("hi")
+        ScriptedModel("hi")  # type: ignore[arg-type]
 
     assert (exc_info.value.reason, exc_info.value.input_index) == ("invalid_input", 0)
     assert str(exc_info.value).startswith(invalid_input(1))
@@ -601,24 +602,31 @@ async def test_first_and_last_call_are_the_same_record_for_a_single_call() -> No
 
 async def test_recorded_request_is_not_changed_by_mutating_the_callers_request() -> None:
     model = ScriptedModel([[assistant_message("a")]])
+    # The caller keeps its own containers and changes them after the call.
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "hi"}]
+    settings: dict[str, Any] = {"temperature": 0.0, "stop": ["x"]}
+    tools = [{"name": "lookup"}]
+    handoffs = [{"name": "billing"}]
+    prompt: dict[str, Any] = {"id": "p1", "variables": {"a": 1}}
+    extra = {"trace": ["t"]}
     request = ModelRequest(
-        input=[{"role": "user", "content": "hi"}],
-        model_settings={"temperature": 0.0, "stop": ["x"]},
-        tools=[{"name": "lookup"}],
-        handoffs=[{"name": "billing"}],
-        prompt={"id": "p1", "variables": {"a": 1}},
-        extra={"trace": ["t"]},
+        input=messages,
+        model_settings=settings,
+        tools=tools,
+        handoffs=handoffs,
+        prompt=prompt,
+        extra=extra,
     )
 
     await model.get_response(request)
-    request.input.append({"role": "user", "content": "later"})
-    request.input[0]["content"] = "changed"
-    request.model_settings["stop"].append("y")
-    request.model_settings["temperature"] = 1.0
-    request.tools[0]["name"] = "changed"
-    request.handoffs.append({"name": "other"})
-    request.prompt["variables"]["a"] = 2
-    request.extra["trace"].append("u")
+    messages.append({"role": "user", "content": "later"})
+    messages[0]["content"] = "changed"
+    settings["stop"].append("y")
+    settings["temperature"] = 1.0
+    tools[0]["name"] = "changed"
+    handoffs.append({"name": "other"})
+    prompt["variables"]["a"] = 2
+    extra["trace"].append("u")
 
     recorded = model.calls[0].request
     assert recorded.input == [{"role": "user", "content": "hi"}]
@@ -634,11 +642,13 @@ async def test_mutating_a_returned_request_does_not_change_later_reads() -> None
     await model.get_response(make_request("hi", model_settings={"stop": ["x"]}))
 
     returned = model.calls[0].request
+    assert isinstance(returned.input, list)
     returned.input.append({"role": "user", "content": "injected"})
     returned.input[0]["content"] = "changed"
     returned.model_settings["stop"].append("y")
 
     assert model.calls[0].request == make_request("hi", model_settings={"stop": ["x"]})
+    assert model.first_call is not None
     assert model.first_call.request == make_request("hi", model_settings={"stop": ["x"]})
 
 
@@ -667,6 +677,7 @@ async def test_mutating_a_read_request_changes_neither_the_record_nor_the_next_r
     call = model.calls[0]
 
     request = call.request
+    assert isinstance(request.input, list)
     request.input.append({"role": "user", "content": "not kept"})
     request.input[0]["content"] = "changed"
 
@@ -699,6 +710,7 @@ async def test_recorded_request_keeps_runtime_objects_by_identity() -> None:
     assert recorded.output_type is output_type
     assert recorded.tracing is tracing
     assert recorded.tools[0] is tool
+    assert isinstance(recorded.input, list)
     assert recorded.input[0]["callback"] is callback
 
 
@@ -760,19 +772,20 @@ async def test_call_record_fields_are_read_only() -> None:
     await model.get_response(make_request())
     call = model.calls[0]
 
+    # Each write is refused by the type checker too: the test proves it fails at run time.
     with pytest.raises(dataclasses.FrozenInstanceError):
-        call.index = 5
+        call.index = 5  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
-        call.request = make_request("other")
+        call.request = make_request("other")  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
-        call.request.input = "other"
+        call.request.input = "other"  # type: ignore[misc]
 
 
 async def test_get_response_refuses_a_request_that_is_not_a_model_request() -> None:
     model = ScriptedModel([[assistant_message("a")]])
 
     with pytest.raises(TypeError):
-        await model.get_response({"input": "hi"})
+        await model.get_response({"input": "hi"})  # type: ignore[arg-type]
 
     assert model.calls == ()
     assert model.remaining_steps == 1
@@ -1059,6 +1072,7 @@ async def test_responder_receives_the_recorded_call() -> None:
 
 async def test_responder_mutating_its_call_does_not_change_the_record() -> None:
     def respond(call: RecordedModelCall) -> list[Any]:
+        assert isinstance(call.request.input, list)
         call.request.input.append({"role": "user", "content": "injected"})
         call.request.input[0]["content"] = "changed"
         return []
@@ -1094,7 +1108,7 @@ async def test_responder_exception_propagates_unchanged_and_consumes_the_step() 
         pytest.param("hi", id="string"),
         pytest.param((assistant_message("hi"),), id="tuple"),
         pytest.param({"output": []}, id="envelope-without-usage"),
-        pytest.param(ModelResponse(output=[], usage=None), id="usage-none"),
+        pytest.param(ModelResponse(output=[], usage=None), id="usage-none"),  # type: ignore[arg-type]
         pytest.param(assistant_message("hi"), id="bare-item"),
     ],
 )
@@ -1319,7 +1333,8 @@ async def test_assert_complete_reraises_a_swallowed_incompatible_call() -> None:
 
 
 async def test_assert_complete_reraises_a_swallowed_invalid_responder_result() -> None:
-    model = ScriptedModel([model_responder(lambda call: None)])
+    # A result the annotations refuse, as a responder written without them could return.
+    model = ScriptedModel([model_responder(lambda call: None)])  # type: ignore[arg-type, return-value]
     with pytest.raises(InvalidScriptedModelStepError):
         await model.get_response(make_request())
 
@@ -1370,7 +1385,7 @@ async def test_scripted_errors_are_not_violations() -> None:
 class Suspend:
     """An awaitable that suspends its awaiter exactly once, without an event loop."""
 
-    def __await__(self) -> Iterator[None]:
+    def __await__(self) -> Generator[None, None, None]:
         yield
 
 
@@ -1585,7 +1600,8 @@ async def test_abort_after_responder_is_checked_before_its_result_is_validated()
 
 
 async def test_responder_result_is_validated_before_the_check_after_normalization() -> None:
-    model = ScriptedModel([model_responder(lambda call: "not a response")])
+    bad = model_responder(lambda call: "not a response")  # type: ignore[arg-type, return-value]
+    model = ScriptedModel([bad])
 
     with pytest.raises(InvalidScriptedModelStepError) as exc_info:
         await model.get_response(make_request(signal=AbortAfter(2)))
@@ -1646,7 +1662,7 @@ async def test_function_call_output_is_returned_as_scripted() -> None:
 
 def test_bare_output_item_as_a_step_says_to_wrap_it_in_a_list() -> None:
     with pytest.raises(InvalidScriptedModelStepError) as raised:
-        ScriptedModel([assistant_message("hi")])  # type: ignore[list-item]
+        ScriptedModel([assistant_message("hi")])
 
     error = raised.value
     assert (error.reason, error.input_index, error.step_type) == ("unknown_step_type", 0, "message")
@@ -1761,7 +1777,8 @@ async def test_call_summary_shortens_long_texts_and_names_tool_outputs() -> None
 
 
 async def test_invalid_responder_result_says_what_the_call_sent() -> None:
-    model = ScriptedModel([model_responder(lambda call: "not a response")])
+    bad = model_responder(lambda call: "not a response")  # type: ignore[arg-type, return-value]
+    model = ScriptedModel([bad])
 
     with pytest.raises(InvalidScriptedModelStepError) as raised:
         await model.get_response(make_request("hi"))

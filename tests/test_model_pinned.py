@@ -93,7 +93,9 @@ class Later:
 
 async def test_a_retry_advice_callback_returning_another_awaitable_is_refused() -> None:
     error = RuntimeError("rate limited")
-    model = ScriptedModel([model_error(error, retry_advice=lambda request: Later())])
+    # Refused by the annotations as well: advice must be computed synchronously.
+    advice = model_error(error, retry_advice=lambda request: Later())  # type: ignore[arg-type, return-value]
+    model = ScriptedModel([advice])
     with pytest.raises(RuntimeError):
         await model.get_response(make_request())
 
@@ -111,7 +113,11 @@ class AsyncAdvisor:
 def test_an_object_with_an_async_call_is_refused_as_retry_advice() -> None:
     with pytest.raises(InvalidScriptedModelStepError) as info:
         ScriptedModel(
-            [model_response([]), model_error(RuntimeError(), retry_advice=AsyncAdvisor())]
+            [
+                model_response([]),
+                # Refused by the annotations as well: advice must be computed synchronously.
+                model_error(RuntimeError(), retry_advice=AsyncAdvisor()),  # type: ignore[arg-type]
+            ]
         )
 
     error = info.value
@@ -382,7 +388,7 @@ def test_an_output_item_given_as_a_step_says_to_wrap_it_in_a_list(
     step: dict[str, Any], what: str
 ) -> None:
     with pytest.raises(InvalidScriptedModelStepError) as info:
-        ScriptedModel([step])  # type: ignore[list-item]
+        ScriptedModel([step])
 
     assert info.value.input_index == 0
     assert info.value.detail == (
@@ -481,7 +487,7 @@ def test_every_kind_of_output_item_given_as_a_step_says_to_wrap_it(
     step: dict[str, Any], what: str
 ) -> None:
     with pytest.raises(InvalidScriptedModelStepError) as info:
-        ScriptedModel([step])  # type: ignore[list-item]
+        ScriptedModel([step])
 
     assert (info.value.reason, info.value.input_index) == ("unknown_step_type", 0)
     assert info.value.step_type == step["type"]
@@ -492,7 +498,7 @@ def test_every_kind_of_output_item_given_as_a_step_says_to_wrap_it(
 @pytest.mark.parametrize("step", [{"content": "hi"}, {"role": "user"}], ids=["content", "role"])
 def test_an_untyped_mapping_with_a_role_or_content_says_to_wrap_it(step: dict[str, Any]) -> None:
     with pytest.raises(InvalidScriptedModelStepError) as info:
-        ScriptedModel([step])  # type: ignore[list-item]
+        ScriptedModel([step])
 
     assert (info.value.reason, info.value.input_index) == ("invalid_input", 0)
     assert info.value.detail is not None
@@ -511,7 +517,7 @@ def test_a_mapping_that_is_no_output_item_gets_the_reasons_own_advice(
     step: dict[str, Any], reason: str
 ) -> None:
     with pytest.raises(InvalidScriptedModelStepError) as info:
-        ScriptedModel([step])  # type: ignore[list-item]
+        ScriptedModel([step])
 
     assert (info.value.reason, info.value.input_index) == (reason, 0)
     # No wrap-it-in-a-list hint: the step is not an item, so the reason's advice applies.

@@ -69,7 +69,9 @@ def delta(text: str, item_id: str | None = None) -> dict[str, Any]:
     return {"type": "output_text_delta", "item_id": item_id, "delta": text}
 
 
-def done(output: list[Any], response_id: str = "scripted-response-1", **fields: Any) -> dict:
+def done(
+    output: list[Any], response_id: str = "scripted-response-1", **fields: Any
+) -> dict[str, Any]:
     response = {
         "id": response_id,
         "request_id": None,
@@ -126,7 +128,9 @@ async def test_streamed_events_keep_the_reference_key_order() -> None:
 
 async def test_each_output_text_part_gives_one_whole_delta() -> None:
     message = assistant_message("first", id="msg-1")
-    message["content"].append({"type": "refusal", "refusal": "no"})
+    # A refusal part: the items' types model only the text parts the builders make.
+    parts: list[Any] = message["content"]
+    parts.append({"type": "refusal", "refusal": "no"})
     message["content"].append({"type": "output_text", "text": ""})
     message["content"].append({"type": "output_text", "text": "third part, not chunked"})
     model = ScriptedModel([[message]])
@@ -306,8 +310,10 @@ async def test_mutating_a_yielded_delta_does_not_change_later_events() -> None:
 
     await stream.__anext__()
     first_delta = await stream.__anext__()
+    assert first_delta["type"] == "output_text_delta"
     first_delta["provider_data"]["tags"].append("changed")
     final = await stream.__anext__()
+    assert final["type"] == "response_done"
 
     part = final["response"]["output"][0]["content"][0]
     assert part["provider_data"] == {"tags": ["x"]}
@@ -360,7 +366,8 @@ async def test_async_streamed_responder_is_awaited() -> None:
 
 
 async def test_streamed_responder_invalid_result_fails_before_any_event() -> None:
-    model = ScriptedModel([model_responder(lambda call: "not a response")])
+    bad = model_responder(lambda call: "not a response")  # type: ignore[arg-type, return-value]
+    model = ScriptedModel([bad])
     events: list[Any] = []
 
     with pytest.raises(InvalidScriptedModelStepError) as exc_info:
@@ -380,7 +387,8 @@ async def test_streamed_responder_invalid_result_fails_before_any_event() -> Non
 
 
 async def test_streamed_responder_invalid_result_is_reraised_by_assert_complete() -> None:
-    model = ScriptedModel([model_responder(lambda call: None)])
+    # A result the annotations refuse, as a responder written without them could return.
+    model = ScriptedModel([model_responder(lambda call: None)])  # type: ignore[arg-type, return-value]
     with pytest.raises(InvalidScriptedModelStepError):
         await collect(model.stream_response(make_request()))
 
@@ -473,7 +481,7 @@ async def test_raw_stream_events_are_never_validated() -> None:
 
 
 async def test_raw_stream_list_is_copied_when_enqueued() -> None:
-    event = {"type": "model", "event": {"data": ["a"]}}
+    event: dict[str, Any] = {"type": "model", "event": {"data": ["a"]}}
     events = [event]
     model = ScriptedModel([model_stream(events)])
 
@@ -576,15 +584,35 @@ class CountingAsyncIterable:
 
 
 async def test_raw_stream_reads_an_iterable_whose_iterator_only_has_next() -> None:
-    model = ScriptedModel([model_stream(CountingIterable())])
+    # Not an Iterable to a type checker (its iterator has no __iter__), but a for loop takes it.
+    model = ScriptedModel([model_stream(CountingIterable())])  # type: ignore[arg-type]
 
     assert await collect(model.stream_response(make_request())) == [1, 2]
 
 
 async def test_raw_stream_reads_an_async_iterable_whose_iterator_only_has_anext() -> None:
-    model = ScriptedModel([model_stream(CountingAsyncIterable())])
+    # Not an AsyncIterable to a type checker (its iterator has no __aiter__), but async for
+    # takes it.
+    model = ScriptedModel([model_stream(CountingAsyncIterable())])  # type: ignore[arg-type]
 
     assert await collect(model.stream_response(make_request())) == [1, 2]
+
+
+class AsyncEvents:
+    """An async iterable that is not itself an async iterator."""
+
+    def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
+        return self.events()
+
+    async def events(self) -> AsyncIterator[dict[str, Any]]:
+        yield started()
+        yield delta("hi")
+
+
+async def test_raw_stream_reads_an_async_iterable_that_is_not_an_iterator() -> None:
+    model = ScriptedModel([model_stream(AsyncEvents())])
+
+    assert await collect(model.stream_response(make_request())) == [started(), delta("hi")]
 
 
 async def test_awaitable_events_of_a_sync_iterable_are_awaited() -> None:
@@ -1113,7 +1141,12 @@ async def test_abort_during_stream_responder_is_seen_before_its_result_is_checke
 async def test_stream_responder_is_not_called_when_aborted_before_first_read() -> None:
     called: list[RecordedModelCall] = []
     signal = Signal()
-    model = ScriptedModel([model_stream_responder(lambda call: called.append(call) or [])])
+
+    def respond(call: RecordedModelCall) -> list[Any]:
+        called.append(call)
+        return []
+
+    model = ScriptedModel([model_stream_responder(respond)])
     stream = model.stream_response(make_request(signal=signal))
 
     signal.aborted = True

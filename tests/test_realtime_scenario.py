@@ -24,6 +24,7 @@ from agents_testing.errors import (
 )
 from agents_testing.realtime import (
     RealtimeScenarioContext,
+    RealtimeTransportMethod,
     ScriptedRealtimeTransport,
     SendEventCall,
     SendFunctionCallOutputCall,
@@ -935,8 +936,25 @@ def check_thread_error(error: BaseException, operation: str) -> None:
     assert error.operation == operation
     message = str(error)
     assert message.startswith(f"ScriptedRealtimeTransport.{operation}() was called from a thread")
-    assert f"(operation={operation!r}); nothing was recorded" in message
+    emits = operation in ("emit", "disconnect")
+    outcome = "nothing was emitted" if emits else "nothing was recorded"
+    assert f"(operation={operation!r}); {outcome}" in message
     assert f"loop.call_soon_threadsafe(transport.{operation}, ...)" in message
+
+
+async def on_a_worker_thread(action: Callable[[], object], with_loop: bool) -> None:
+    """Call ``action`` on a worker thread, inside an event loop of that thread's own if asked."""
+
+    async def on_its_own_loop() -> None:
+        action()
+
+    def work() -> None:
+        if with_loop:
+            asyncio.run(on_its_own_loop())
+        else:
+            action()
+
+    await asyncio.to_thread(work)
 
 
 async def test_a_call_from_another_thread_fails_the_run_and_records_nothing() -> None:
@@ -1043,16 +1061,7 @@ async def test_an_expectation_from_another_thread_is_refused(with_loop: bool) ->
     transport = ScriptedRealtimeTransport()
     pending = transport.expect_call("interrupt")
 
-    async def expect_on_own_loop() -> None:
-        transport.expect_call("mute")
-
-    def work() -> None:
-        if with_loop:
-            asyncio.run(expect_on_own_loop())
-        else:
-            transport.expect_call("mute")
-
-    error = await raised_by(asyncio.to_thread(work))
+    error = await raised_by(on_a_worker_thread(lambda: transport.expect_call("mute"), with_loop))
 
     assert isinstance(error, RealtimeThreadError)
     assert error.operation == "expect_call"
@@ -1077,6 +1086,114 @@ def test_with_no_run_or_expectation_any_thread_may_record_calls() -> None:
 
     events = [call.event for call in transport.calls if isinstance(call, SendEventCall)]
     assert sorted(event["n"] for event in events) == [0, 1, 2, 3]
+
+
+async def test_an_emit_from_another_thread_fails_the_run_and_calls_no_listener() -> None:
+    transport = ScriptedRealtimeTransport()
+    heard: list[object] = []
+    transport.on("turn_done", heard.append)
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("interrupt")
+
+    async def exercise() -> None:
+        await asyncio.to_thread(transport.emit, "turn_done", {"id": "r1"})
+
+    error = await raised_by(
+        transport.run_scenario(scenario=scenario, exercise=exercise, timeout=60)
+    )
+
+    check_thread_error(error, "emit")
+    assert "realtime session" in str(error)  # an adapter's listener refuses it too
+    assert heard == []
+
+
+async def test_a_scenario_emitting_from_a_thread_fails_the_run() -> None:
+    transport = ScriptedRealtimeTransport()
+    heard: list[object] = []
+    transport.on("audio", heard.append)
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await asyncio.to_thread(ctx.emit, "audio", b"\x01")
+
+    error = await raised_by(
+        transport.run_scenario(scenario=scenario, exercise=lambda: None, timeout=60)
+    )
+
+    check_thread_error(error, "emit")
+    assert heard == []
+
+
+@pytest.mark.parametrize("with_loop", [False, True], ids=["plain-thread", "thread-with-a-loop"])
+async def test_a_pending_expectation_refuses_an_emit_from_another_thread(with_loop: bool) -> None:
+    # A listener may make the expected call: from a worker thread it would settle the
+    # expectation's future off its loop, whether or not that thread runs a loop of its own.
+    transport = ScriptedRealtimeTransport()
+    expected = transport.expect_call("interrupt")
+    transport.on("audio_interrupted", lambda: transport.interrupt())
+
+    error = await raised_by(
+        on_a_worker_thread(lambda: transport.emit("audio_interrupted"), with_loop)
+    )
+
+    check_thread_error(error, "emit")
+    assert not expected.done()
+    assert transport.calls == ()
+    assert transport.emit("audio_interrupted") is True
+    assert (await expected).method == "interrupt"
+
+
+async def test_a_worker_thread_hands_its_emit_to_the_loop_with_call_soon_threadsafe() -> None:
+    transport = ScriptedRealtimeTransport()
+    loop = asyncio.get_running_loop()
+    heard: list[tuple[object, int]] = []
+    transport.on("turn_started", lambda payload: heard.append((payload, threading.get_ident())))
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        await ctx.expect_call("interrupt")
+
+    def work() -> None:
+        loop.call_soon_threadsafe(transport.emit, "turn_started", {"id": "r1"})
+
+    async def exercise() -> None:
+        await asyncio.to_thread(work)
+        await asyncio.sleep(0)  # the handed-over emit runs before this task resumes
+        transport.interrupt()
+
+    await transport.run_scenario(scenario=scenario, exercise=exercise, timeout=60)
+
+    assert heard == [({"id": "r1"}, threading.get_ident())]
+
+
+async def test_disconnect_from_another_thread_changes_no_state() -> None:
+    transport = ScriptedRealtimeTransport()
+    changes: list[object] = []
+    transport.on("connection_change", changes.append)
+    transport.on("error", changes.append)
+    connected = transport.expect_call("connect")
+    await transport.connect({})
+    await connected
+    closed = transport.expect_call("close")
+
+    error = await raised_by(asyncio.to_thread(transport.disconnect, OSError("dropped")))
+
+    check_thread_error(error, "disconnect")
+    assert (transport.status, changes) == ("connected", ["connecting", "connected"])
+    transport.close()
+    assert (await closed).method == "close"
+
+
+def test_with_no_run_or_expectation_any_thread_may_emit() -> None:
+    transport = ScriptedRealtimeTransport()
+    heard: list[int] = []
+    transport.on("turn_started", lambda: heard.append(threading.get_ident()))
+
+    thread = threading.Thread(target=transport.emit, args=("turn_started",))
+    thread.start()
+    thread.join()
+    thread_id = thread.ident
+
+    assert heard == [thread_id]
 
 
 def test_expectations_of_a_finished_event_loop_are_settled_without_a_running_loop() -> None:
@@ -1127,10 +1244,10 @@ async def run_program(program: dict[str, Any]) -> tuple[ScriptedRealtimeTranspor
     """Run one drawn program; return the transport and what run_scenario returned or raised."""
     transport = ScriptedRealtimeTransport()
     signal = make_signal(program["signal"])
-    expected: list[str] = program["expected"]
+    expected: list[RealtimeTransportMethod] = program["expected"]
 
     def scenario(ctx: RealtimeScenarioContext) -> Awaitable[Any]:
-        return asyncio.gather(*(ctx.expect_call(method) for method in expected))  # type: ignore[call-overload]
+        return asyncio.gather(*(ctx.expect_call(method) for method in expected))
 
     async def exercise() -> str:
         for gap, (before, after) in enumerate(program["yields"]):

@@ -614,7 +614,7 @@ async def test_calls_record_index_method_positional_and_keyword_arguments() -> N
 
 
 async def test_calls_are_copied_when_the_call_is_made() -> None:
-    args = {"cmd": "ls", "env": {"A": "1"}}
+    args: dict[str, Any] = {"cmd": "ls", "env": {"A": "1"}}
     session = scripted_sandbox_session([{"method": "exec", "result": None}])
     await session.exec(args)
     args["env"]["A"] = "2"

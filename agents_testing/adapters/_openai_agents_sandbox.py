@@ -118,7 +118,7 @@ OPENAI_AGENTS_SANDBOX_INTERFACE: Mapping[str, SandboxMethodMode] = MappingProxyT
 
 
 def openai_agents_sandbox_session(
-    steps: Iterable[SandboxStep] = (),
+    steps: Iterable[SandboxStep | Mapping[str, Any]] = (),
     *,
     manifest: Manifest | None = None,
 ) -> OpenAIAgentsSandboxSession:
@@ -148,7 +148,7 @@ class OpenAIAgentsSandboxSession(BaseSandboxSession):
 
     def __init__(
         self,
-        steps: Iterable[SandboxStep] = (),
+        steps: Iterable[SandboxStep | Mapping[str, Any]] = (),
         *,
         manifest: Manifest | None = None,
     ) -> None:

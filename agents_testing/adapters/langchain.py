@@ -49,7 +49,11 @@ try:
         AsyncCallbackManagerForLLMRun,
         CallbackManagerForLLMRun,
     )
-    from langchain_core.language_models import BaseChatModel, LanguageModelInput
+    from langchain_core.language_models import (
+        BaseChatModel,
+        LangSmithParams,
+        LanguageModelInput,
+    )
     from langchain_core.messages import (
         AIMessage,
         AIMessageChunk,
@@ -135,6 +139,23 @@ class ScriptedChatModel(BaseChatModel, defer_build=True):
     @property
     def _llm_type(self) -> str:
         return "agents-testing-scripted"
+
+    def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
+        """Return the tracing parameters LangChain adds to every call's metadata."""
+        # LangChain asks subclasses to override this: its fallback derives a provider from the
+        # class name and probes for model, temperature and max_tokens attributes, which this
+        # model does not have (each probe a failed pydantic lookup, on every call). Only the
+        # call's own keyword arguments can name them here, as the fallback reads them.
+        params = LangSmithParams(ls_provider="agents_testing", ls_model_type="chat")
+        if stop:
+            params["ls_stop"] = stop
+        if isinstance(model_name := kwargs.get("model"), str):
+            params["ls_model_name"] = model_name
+        if isinstance(temperature := kwargs.get("temperature"), (int, float)):
+            params["ls_temperature"] = temperature
+        if isinstance(max_tokens := kwargs.get("max_tokens"), int):
+            params["ls_max_tokens"] = max_tokens
+        return params
 
     def __deepcopy__(self, memo: dict[int, Any] | None = None) -> ScriptedChatModel:
         # A copied chat model must keep recording into the core object the test inspects.
@@ -583,8 +604,8 @@ def _usage_metadata(
     input_tokens: int,
     output_tokens: int,
     total_tokens: int | None,
-    input_details: Sequence[Mapping[str, Any]] | None,
-    output_details: Sequence[Mapping[str, Any]] | None,
+    input_details: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None,
+    output_details: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None,
 ) -> UsageMetadata:
     usage: dict[str, Any] = {
         "input_tokens": input_tokens,
@@ -599,9 +620,12 @@ def _usage_metadata(
 
 
 def _token_details(
-    entries: Sequence[Mapping[str, Any]] | None, names: Mapping[str, str]
+    entries: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None, names: Mapping[str, str]
 ) -> dict[str, int]:
-    # The core keeps one details mapping per request; LangChain wants their sum.
+    # The core keeps one details mapping per request; LangChain wants their sum. A
+    # hand-written response_done may hold a single mapping, as Usage() accepts.
+    if isinstance(entries, Mapping):
+        entries = [entries]
     details: dict[str, int] = {}
     for entry in entries or ():
         for key, value in entry.items():

@@ -12,13 +12,16 @@ The harness agent has one tool, ``get_weather(city: str) -> str``, that returns
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any, ClassVar, Protocol
 
 import pytest
 from hypothesis import strategies as st
 
 from agents_testing import (
+    InvalidScriptedModelOutputError,
+    InvalidScriptedModelStepError,
     ModelRequest,
     ScriptedModel,
     UnconsumedModelStepsError,
@@ -26,6 +29,7 @@ from agents_testing import (
     assistant_message,
     function_call,
     model_error,
+    model_stream,
 )
 
 PROMPT = "What is the weather in Tokyo?"
@@ -210,3 +214,42 @@ def done_responses() -> st.SearchStrategy[Any]:
         "provider_data": _json,
     }
     return _json | st.fixed_dictionaries({}, optional=fields)
+
+
+# Hand-written responses every adapter refuses, each with how the error's detail goes on after
+# the event's position. They reach the adapters through one core reader, so every adapter
+# must say the same.
+UNREADABLE_DONE_RESPONSES = [
+    pytest.param("done", "its response is a str, not a mapping; script it as", id="str"),
+    pytest.param(
+        {"output": {"type": "message"}},
+        "its response's output is a dict, not a list",
+        id="dict-output",
+    ),
+    pytest.param(
+        {"output": "Hello."}, "its response's output is a str, not a list", id="str-output"
+    ),
+    pytest.param(
+        {"output": [], "usage": 3}, "its response's usage is a int, not a mapping", id="int-usage"
+    ),
+]
+
+
+@contextmanager
+def served_or_refused(response: Any) -> Iterator[ScriptedModel]:
+    """Yield a model whose one call streams ``response`` in a hand-written ``response_done``.
+
+    The block runs the adapter on the model and checks what it made. It may instead end with
+    a structured refusal, which must name call #1 and be recorded for ``assert_complete()``;
+    any other exception fails the test.
+    """
+    model = ScriptedModel([model_stream([{"type": "response_done", "response": response}])])
+    failure: InvalidScriptedModelStepError | InvalidScriptedModelOutputError | None = None
+    try:
+        yield model
+    except (InvalidScriptedModelStepError, InvalidScriptedModelOutputError) as error:
+        failure = error
+    if failure is not None:
+        assert failure.call_index == 0
+        with pytest.raises(type(failure)):
+            model.assert_complete()

@@ -75,7 +75,12 @@ from agents_testing import (
 )
 from agents_testing.adapters.openai_agents import openai_agents_model
 
-from .contract import ModelAdapterContract, done_responses
+from .contract import (
+    UNREADABLE_DONE_RESPONSES,
+    ModelAdapterContract,
+    done_responses,
+    served_or_refused,
+)
 
 RUN_CONFIG = RunConfig(tracing_disabled=True)
 RETRY_ONCE = ModelSettings(
@@ -1445,15 +1450,7 @@ async def test_shell_call_item_runs_the_shell_tools_executor(stream: bool) -> No
 # -- hand-written response_done events ------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("response", "problem"),
-    [
-        ("done", "its response is a str, not a mapping; script it as"),
-        ({"output": {"type": "message"}}, "its response's output is a dict, not a list"),
-        ({"output": "Hello."}, "its response's output is a str, not a list"),
-        ({"output": [], "usage": 3}, "its response's usage is a int, not a mapping"),
-    ],
-)
+@pytest.mark.parametrize(("response", "problem"), UNREADABLE_DONE_RESPONSES)
 async def test_unreadable_response_done_is_refused_and_recorded(
     response: Any, problem: str
 ) -> None:
@@ -1539,16 +1536,6 @@ async def test_response_done_with_fields_of_the_wrong_type_is_refused(
 @settings(max_examples=150, deadline=None, database=None)
 @given(done_responses())
 async def test_any_response_done_gives_a_response_or_a_structured_error(response: Any) -> None:
-    model = ScriptedModel([model_stream([{"type": "response_done", "response": response}])])
-
-    failure: InvalidScriptedModelStepError | InvalidScriptedModelOutputError | None = None
-    try:
+    with served_or_refused(response) as model:
         events = await collect(stream(model))
-    except (InvalidScriptedModelStepError, InvalidScriptedModelOutputError) as error:
-        failure = error
-    if failure is None:
         assert [event.type for event in events] == ["response.completed"]
-    else:
-        assert failure.call_index == 0
-        with pytest.raises(type(failure)):
-            model.assert_complete()

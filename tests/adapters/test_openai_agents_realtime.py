@@ -51,6 +51,7 @@ from pydantic import ValidationError
 from agents_testing import (
     InvalidRealtimeEventError,
     RealtimeScenarioContext,
+    RealtimeThreadError,
     ScriptedRealtimeTransport,
     SendFunctionCallOutputCall,
 )
@@ -969,6 +970,39 @@ async def test_emitting_without_a_running_event_loop_raises() -> None:
             transport.emit("turn_started")
 
     await asyncio.to_thread(emit_from_a_thread)
+
+
+@pytest.mark.parametrize("with_loop", [False, True], ids=["plain-thread", "thread-with-a-loop"])
+async def test_a_connected_model_refuses_an_event_emitted_from_another_thread(
+    with_loop: bool,
+) -> None:
+    # The session's listeners and the delivery task live on the test's loop: queueing from a
+    # worker thread would race the delivery task, or start one on the worker's own loop.
+    transport = ScriptedRealtimeTransport()
+    model, listener = await connected_model(transport)
+
+    async def emit_on_own_loop() -> None:
+        transport.emit("turn_started")
+
+    def work() -> None:
+        if with_loop:
+            asyncio.run(emit_on_own_loop())
+        else:
+            transport.emit("turn_started")
+
+    with pytest.raises(RealtimeThreadError) as raised:
+        await asyncio.to_thread(work)
+
+    assert raised.value.operation == "emit"
+    message = str(raised.value)
+    assert "openai-agents realtime session (operation='emit'); nothing was emitted" in message
+    assert "loop.call_soon_threadsafe(transport.emit, ...)" in message
+    # Handed to the loop as the message says, the next event is delivered, and it is the
+    # first one the session gets.
+    loop = asyncio.get_running_loop()
+    await asyncio.to_thread(loop.call_soon_threadsafe, transport.emit, "turn_done")
+    assert await listener.wait_for(1) == [RealtimeModelTurnEndedEvent()]
+    await model.close()
 
 
 # -- the session's view -----------------------------------------------------------------

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from agents_testing import ScriptedModel, assistant_message, model_error, model_stream
+from agents_testing import ScriptedModel, assistant_message, model_error
 from agents_testing.adapters.httpx import scripted_transport
 from agents_testing.wire import ScriptedEndpoint, ScriptedServer
 
@@ -77,16 +77,6 @@ class Provider:
 def error_then_answer(error: Exception, answer: str) -> ScriptedModel:
     """Script a failed call (the client should retry it) followed by one answer."""
     return ScriptedModel([model_error(error), [assistant_message(answer)]])
-
-
-def stream_failing_after(text: str, error: Exception) -> ScriptedModel:
-    """Script one stream that sends ``text``, then fails with ``error`` midway."""
-
-    def events() -> Any:
-        yield {"type": "output_text_delta", "item_id": None, "delta": text}
-        raise error
-
-    return ScriptedModel([model_stream(events())])
 
 
 def statuses(endpoint: ScriptedEndpoint) -> list[int]:

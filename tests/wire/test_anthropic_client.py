@@ -11,7 +11,7 @@ pytest.importorskip("httpx")  # the transport adapter's own dependency
 try:  # anthropic >= 2 is built on the httpx2 fork and accepts only its clients
     import httpx2 as httpx_for_anthropic
 except ImportError:
-    import httpx as httpx_for_anthropic
+    import httpx as httpx_for_anthropic  # type: ignore[no-redef]  # anthropic < 2
 
 from agents_testing import (  # noqa: E402 - after the skips above
     ScriptedHTTPError,
@@ -26,8 +26,8 @@ from ._clients import (  # noqa: E402
     Provider,
     error_then_answer,
     statuses,
-    stream_failing_after,
 )
+from ._streams import stream_failing_after, text_delta  # noqa: E402
 
 API_KEY = "sk-ant-test-key-never-recorded-2718"
 # The Anthropic clients' base URL is the host itself: they add /v1/messages.
@@ -208,7 +208,7 @@ def test_api_key_is_never_recorded(mode: str) -> None:
 
 
 def test_overloaded_mid_stream_raises_after_the_text(mode: str) -> None:
-    model = stream_failing_after("It is", ScriptedHTTPError(529, "Overloaded"))
+    model = stream_failing_after([text_delta("It is")], ScriptedHTTPError(529, "Overloaded"))
     deltas: list[str] = []
 
     def read_deltas(client: Any) -> None:

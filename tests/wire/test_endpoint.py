@@ -22,6 +22,8 @@ from agents_testing import (
 )
 from agents_testing.wire import ScriptedEndpoint, WireResponse
 
+from ._streams import stream_failing_after, text_delta
+
 SECRET = "sk-live-do-not-record-4242"
 HEADERS = [
     ("Authorization", f"Bearer {SECRET}"),
@@ -375,11 +377,7 @@ def test_other_scripted_exceptions_become_500() -> None:
 
 
 def test_error_after_stream_started_ends_the_stream_with_an_error_event() -> None:
-    def events() -> Any:
-        yield {"type": "output_text_delta", "item_id": None, "delta": "partial"}
-        raise ScriptedHTTPError(500, "stream broke")
-
-    model = ScriptedModel([model_stream(events())])
+    model = stream_failing_after([text_delta("partial")], ScriptedHTTPError(500, "stream broke"))
 
     response = post(ScriptedEndpoint(model), "/v1/messages", {**MESSAGES, "stream": True})
 
@@ -389,11 +387,7 @@ def test_error_after_stream_started_ends_the_stream_with_an_error_event() -> Non
 
 
 def test_error_before_the_first_event_is_the_http_error() -> None:
-    def events() -> Any:
-        raise ScriptedHTTPError(429, "Slow down", retry_after=2)
-        yield  # a generator that fails on its first read
-
-    model = ScriptedModel([model_stream(events())])
+    model = stream_failing_after([], ScriptedHTTPError(429, "Slow down", retry_after=2))
 
     response = post(ScriptedEndpoint(model), "/v1/responses", {**RESPONSES, "stream": True})
 
@@ -405,12 +399,13 @@ def test_error_before_the_first_event_is_the_http_error() -> None:
 
 
 def test_responses_error_mid_stream_fails_the_response() -> None:
-    def events() -> Any:
-        yield {"type": "output_text_delta", "item_id": "msg_a", "delta": "Done."}
-        yield {"type": "output_text_delta", "item_id": "msg_b", "delta": "It is"}
-        raise ScriptedHTTPError(429, "Slow down", code="rate_limit_exceeded")
-
-    model = ScriptedModel([model_stream(events())])
+    deltas = [
+        {"type": "output_text_delta", "item_id": "msg_a", "delta": "Done."},
+        {"type": "output_text_delta", "item_id": "msg_b", "delta": "It is"},
+    ]
+    model = stream_failing_after(
+        deltas, ScriptedHTTPError(429, "Slow down", code="rate_limit_exceeded")
+    )
 
     response = post(ScriptedEndpoint(model), "/v1/responses", {**RESPONSES, "stream": True})
 
@@ -442,11 +437,7 @@ def test_responses_error_mid_stream_fails_the_response() -> None:
 
 
 def test_responses_failure_of_any_exception_is_a_server_error() -> None:
-    def events() -> Any:
-        yield {"type": "response_started"}
-        raise RuntimeError("backend exploded")
-
-    model = ScriptedModel([model_stream(events())])
+    model = stream_failing_after([{"type": "response_started"}], RuntimeError("backend exploded"))
 
     response = post(ScriptedEndpoint(model), "/v1/responses", {**RESPONSES, "stream": True})
 
@@ -461,11 +452,8 @@ def test_responses_failure_of_any_exception_is_a_server_error() -> None:
     "terminal", ["response.completed", "response.failed", "response.incomplete"]
 )
 def test_responses_error_after_a_scripted_terminal_event_is_an_error_event(terminal: str) -> None:
-    def events() -> Any:
-        yield {"type": terminal, "response": {"id": "resp_x", "status": "x", "output": []}}
-        raise ScriptedHTTPError(500, "late failure")
-
-    model = ScriptedModel([model_stream(events())])
+    ended = {"type": terminal, "response": {"id": "resp_x", "status": "x", "output": []}}
+    model = stream_failing_after([ended], ScriptedHTTPError(500, "late failure"))
 
     response = post(ScriptedEndpoint(model), "/v1/responses", {**RESPONSES, "stream": True})
 

@@ -18,6 +18,8 @@ from agents import (  # noqa: E402
     OpenAIResponsesModel,
     RunConfig,
     Runner,
+    RunResult,
+    RunResultStreaming,
     function_tool,
 )
 
@@ -26,9 +28,10 @@ from agents_testing import (  # noqa: E402
     ScriptedModel,
     assistant_message,
     function_call,
-    model_stream,
 )
 from agents_testing.wire import ScriptedServer  # noqa: E402
+
+from ._streams import stream_failing_after, text_delta  # noqa: E402
 
 
 @function_tool
@@ -60,6 +63,7 @@ async def test_runner_tool_workflow_over_the_wire(stream: bool) -> None:
 
     async with ScriptedServer(model) as server:
         agent = weather_agent(server)
+        result: RunResult | RunResultStreaming
         if stream:
             result = Runner.run_streamed(agent, "Weather in Tokyo?", run_config=config)
             async for _ in result.stream_events():
@@ -82,11 +86,7 @@ async def test_runner_tool_workflow_over_the_wire(stream: bool) -> None:
 
 
 async def test_streamed_run_raises_the_failed_response() -> None:
-    def events() -> object:
-        yield {"type": "output_text_delta", "item_id": None, "delta": "It is"}
-        raise ScriptedHTTPError(500, "The model crashed")
-
-    model = ScriptedModel([model_stream(events())])
+    model = stream_failing_after([text_delta("It is")], ScriptedHTTPError(500, "The model crashed"))
     config = RunConfig(tracing_disabled=True)
 
     async with ScriptedServer(model) as server:

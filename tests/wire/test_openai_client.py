@@ -27,8 +27,8 @@ from ._clients import (  # noqa: E402
     Provider,
     error_then_answer,
     statuses,
-    stream_failing_after,
 )
+from ._streams import stream_failing_after, text_delta  # noqa: E402
 
 API_KEY = "sk-test-key-never-recorded-31337"
 OPENAI = Provider(openai.OpenAI, openai.AsyncOpenAI, httpx, "/v1", API_KEY)
@@ -290,7 +290,7 @@ async def test_async_client_retries_a_scripted_500_on_a_stream(mode: str) -> Non
 def broken_stream() -> ScriptedModel:
     """Script one stream that sends some text, then fails as a rate-limited live stream does."""
     return stream_failing_after(
-        "It is", ScriptedHTTPError(429, "Slow down", code="rate_limit_exceeded")
+        [text_delta("It is")], ScriptedHTTPError(429, "Slow down", code="rate_limit_exceeded")
     )
 
 
