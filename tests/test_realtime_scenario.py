@@ -24,6 +24,7 @@ from agents_testing.errors import (
 )
 from agents_testing.realtime import (
     RealtimeScenarioContext,
+    RealtimeTransportMethod,
     ScriptedRealtimeTransport,
     SendEventCall,
     SendFunctionCallOutputCall,
@@ -1247,10 +1248,10 @@ async def run_program(program: dict[str, Any]) -> tuple[ScriptedRealtimeTranspor
     """Run one drawn program; return the transport and what run_scenario returned or raised."""
     transport = ScriptedRealtimeTransport()
     signal = make_signal(program["signal"])
-    expected: list[str] = program["expected"]
+    expected: list[RealtimeTransportMethod] = program["expected"]
 
     def scenario(ctx: RealtimeScenarioContext) -> Awaitable[Any]:
-        return asyncio.gather(*(ctx.expect_call(method) for method in expected))  # type: ignore[call-overload]
+        return asyncio.gather(*(ctx.expect_call(method) for method in expected))
 
     async def exercise() -> str:
         for gap, (before, after) in enumerate(program["yields"]):

@@ -603,8 +603,8 @@ def _usage_metadata(
     input_tokens: int,
     output_tokens: int,
     total_tokens: int | None,
-    input_details: Sequence[Mapping[str, Any]] | None,
-    output_details: Sequence[Mapping[str, Any]] | None,
+    input_details: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None,
+    output_details: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None,
 ) -> UsageMetadata:
     usage: dict[str, Any] = {
         "input_tokens": input_tokens,
@@ -619,9 +619,12 @@ def _usage_metadata(
 
 
 def _token_details(
-    entries: Sequence[Mapping[str, Any]] | None, names: Mapping[str, str]
+    entries: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None, names: Mapping[str, str]
 ) -> dict[str, int]:
-    # The core keeps one details mapping per request; LangChain wants their sum.
+    # The core keeps one details mapping per request; LangChain wants their sum. A
+    # hand-written response_done may hold a single mapping, as Usage() accepts.
+    if isinstance(entries, Mapping):
+        entries = [entries]
     details: dict[str, int] = {}
     for entry in entries or ():
         for key, value in entry.items():

@@ -540,8 +540,8 @@ def _arguments(item: Mapping[str, Any]) -> str:
 def _request_usage(
     input_tokens: int | None,
     output_tokens: int | None,
-    input_details: Iterable[Mapping[str, Any]] | None,
-    output_details: Iterable[Mapping[str, Any]] | None,
+    input_details: Mapping[str, Any] | Iterable[Mapping[str, Any]] | None,
+    output_details: Mapping[str, Any] | Iterable[Mapping[str, Any]] | None,
 ) -> RequestUsage:
     details = _summed_details(input_details)
     # OpenAI's cached_tokens is pydantic-ai's cache_read_tokens; every other integer detail
@@ -557,8 +557,13 @@ def _request_usage(
     )
 
 
-def _summed_details(entries: Iterable[Mapping[str, Any]] | None) -> dict[str, int]:
-    # The core keeps one details mapping per request; pydantic-ai wants their sum.
+def _summed_details(
+    entries: Mapping[str, Any] | Iterable[Mapping[str, Any]] | None,
+) -> dict[str, int]:
+    # The core keeps one details mapping per request; pydantic-ai wants their sum. A
+    # hand-written response_done may hold a single mapping, as Usage() accepts.
+    if isinstance(entries, Mapping):
+        entries = [cast("Mapping[str, Any]", entries)]
     summed: dict[str, int] = {}
     for entry in entries or ():
         for key, value in entry.items():
