@@ -34,6 +34,13 @@ def snapshot(value: T, name: str = "value") -> T:
     kind: Any = type(value)
     if kind in _ATOMIC or kind not in _CONTAINERS:
         return value
+    # The doubles record argument tuples and keyword dicts on every call, and most hold only
+    # atoms: a tuple of atoms is kept and a dict of atoms copied flat, as _copy would, in C.
+    data: Any = value
+    if kind is tuple and _ATOMIC.issuperset(map(type, data)):
+        return value
+    if kind is dict and _ATOMIC.issuperset(map(type, data.values())):
+        return data.copy()  # type: ignore[no-any-return]
     try:
         return _copy(value, {})  # type: ignore[no-any-return]
     except RecursionError:

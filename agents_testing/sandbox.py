@@ -40,6 +40,11 @@ from .errors import (
     UnexpectedSandboxCallError,
 )
 
+if TYPE_CHECKING:
+    from dataclasses import dataclass as _dataclass
+else:
+    from .items import _dataclass
+
 __all__ = [
     "DEFAULT_SANDBOX_INTERFACE",
     "SandboxCall",
@@ -92,7 +97,7 @@ _Outcome = Literal["result", "respond", "error"]
 _OUTCOMES: tuple[_Outcome, ...] = ("result", "respond", "error")
 
 
-@dataclass(frozen=True)
+@_dataclass(frozen=True)  # made without compiling source, as the dataclasses of ``items``
 class SandboxCall:
     """One recorded call of a scripted sandbox method: a frozen dataclass.
 
@@ -105,6 +110,17 @@ class SandboxCall:
     method: str
     args: tuple[Any, ...]
     kwargs: dict[str, Any]
+
+    def __init__(
+        self, index: int, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> None:
+        # Where the generated __init__ would store them, through the frozen class's refusal
+        # and the detached fields' descriptors: one record is built per call.
+        stored = self.__dict__
+        stored["index"] = index
+        stored["method"] = method
+        stored["args"] = args
+        stored["kwargs"] = kwargs
 
 
 class _SandboxStepMethod(TypedDict):
@@ -381,7 +397,8 @@ class _Deferred(Coroutine[Any, Any, Any]):
         self._drop_pending()
 
     def __del__(self) -> None:
-        self._drop_pending()
+        if self._pending is not None:  # most calls have nothing pending: skip the call
+            self._drop_pending()
 
     def _drive(self) -> Generator[Any, None, Any]:
         if self._runner is None:

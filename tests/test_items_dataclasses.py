@@ -1,12 +1,12 @@
 """The core's hand-written dataclass methods behave as the ones ``@dataclass`` generates.
 
-The dataclasses of ``items`` (and ``RecordedModelCall``) write ``__init__`` by hand and get
-``__repr__``, ``__eq__``, ``__hash__`` and the frozen ``__setattr__`` / ``__delattr__`` from a
-maker that compiles no source. Each class is checked here against a twin that plain
-``@dataclass`` makes from the same field declarations on the running Python, so the check
-follows what each supported Python generates (3.13 compares fields one by one, for instance,
-where 3.10 to 3.12 compare tuples). ``Usage`` declares ``init=False`` for an ``__init__`` of
-its own, which its twin shares.
+The dataclasses of ``items`` (and the records ``RecordedModelCall`` and ``SandboxCall``) write
+``__init__`` by hand and get ``__repr__``, ``__eq__``, ``__hash__`` and the frozen
+``__setattr__`` / ``__delattr__`` from a maker that compiles no source. Each class is checked
+here against a twin that plain ``@dataclass`` makes from the same field declarations on the
+running Python, so the check follows what each supported Python generates (3.13 compares
+fields one by one, for instance, where 3.10 to 3.12 compare tuples). ``Usage`` declares
+``init=False`` for an ``__init__`` of its own, which its twin shares.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from agents_testing.items import (
     Usage,
 )
 from agents_testing.model import RecordedModelCall
+from agents_testing.sandbox import SandboxCall
 
 CLASSES: tuple[type[Any], ...] = (
     Usage,
@@ -40,6 +41,7 @@ CLASSES: tuple[type[Any], ...] = (
     ModelRetryAdvice,
     RetryAdviceRequest,
     RecordedModelCall,
+    SandboxCall,
 )
 
 
@@ -337,6 +339,7 @@ def test_a_dataclass_subclass_is_made_as_from_the_twin(cls: type[Any], frozen: b
         ModelRetryAdvice: [],
         RetryAdviceRequest: [ValueError("x"), False, 0],
         RecordedModelCall: [0, False, ModelRequest("hi")],
+        SandboxCall: [0, "exec", ("pwd",), {"timeout": 1}],
     }
     given = arguments_of[cls]
     instance, twin_instance = ours[1](*given, added=1), theirs[1](*given, added=1)

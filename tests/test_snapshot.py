@@ -22,6 +22,7 @@ from agents_testing._snapshot import snapshot
     "value",
     [
         pytest.param({"a": [1, {"b": 2}]}, id="dict"),
+        pytest.param({"timeout": 1.5, "shell": True, "user": None}, id="dict-of-atoms"),
         pytest.param([1, [2, [3]], {"k": "v"}], id="list"),
         pytest.param(({"a": 1}, [2]), id="tuple-of-containers"),
         pytest.param({1, "two", (3, 4)}, id="set"),

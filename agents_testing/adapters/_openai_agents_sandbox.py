@@ -153,6 +153,12 @@ class OpenAIAgentsSandboxSession(BaseSandboxSession):
         manifest: Manifest | None = None,
     ) -> None:
         self._script = ScriptedSandboxSession(steps, interface=OPENAI_AGENTS_SANDBOX_INTERFACE)
+        # The core installs exactly the methods its steps name, once, when it is built; the
+        # runtime asks running() and supports_pty() on every turn, so look them up only here.
+        self._scripted = frozenset(
+            method for method in OPENAI_AGENTS_SANDBOX_INTERFACE if hasattr(self._script, method)
+        )
+        self._pty = not self._scripted.isdisjoint(_PTY_METHODS)
         self.state: SandboxSessionState = SandboxSessionState(
             type="scripted",
             snapshot=NoopSnapshot(id="scripted"),
@@ -184,8 +190,7 @@ class OpenAIAgentsSandboxSession(BaseSandboxSession):
         )
 
     def _scripts(self, method: str) -> bool:
-        # The core installs exactly the methods its steps name.
-        return hasattr(self._script, method)
+        return method in self._scripted
 
     def _take(self, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Awaitable[Any]:
         """Record the call and take its step now; the returned awaitable gives the outcome."""
@@ -255,7 +260,7 @@ class OpenAIAgentsSandboxSession(BaseSandboxSession):
 
     def supports_pty(self) -> bool:
         """Report whether the script names a PTY method (never a step itself)."""
-        return any(self._scripts(method) for method in _PTY_METHODS)
+        return self._pty
 
     # -- scripted operations ---------------------------------------------------------------
 
