@@ -139,6 +139,14 @@ class ScriptedChatModel(BaseChatModel, defer_build=True):
     def _llm_type(self) -> str:
         return "agents-testing-scripted"
 
+    def _get_invocation_params(
+        self, stop: list[str] | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        """Return the parameters LangChain reports to callbacks for a call."""
+        # What the base class returns, without its detour through the deprecated dict(), whose
+        # warning suppression costs more than the rest of this on every call.
+        return {**self._identifying_params, "_type": self._llm_type, "stop": stop, **kwargs}
+
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
         """Return the tracing parameters LangChain adds to every call's metadata."""
         # LangChain asks subclasses to override this: its fallback derives a provider from the
