@@ -73,7 +73,6 @@ try:
     from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
     from langchain_core.runnables import Runnable
     from langchain_core.utils.function_calling import convert_to_openai_tool
-    from pydantic import PrivateAttr
 except ImportError as _missing:  # the import tests hide the framework to reach this
     raise framework_import_error(
         _missing,
@@ -132,8 +131,11 @@ class ScriptedChatModel(BaseChatModel, defer_build=True):
     scripted_model: ScriptedModel
     """The core double every call records into and takes its step from."""
 
-    _history: _Conversion | None = PrivateAttr(default=None)
-    """The last recorded call's conversion, whose unchanged messages the next call reuses."""
+    @functools.cached_property
+    def _state(self) -> _ChatState:
+        # Cached in the instance's __dict__, as BaseChatModel caches _serialized: read on every
+        # call, where a pydantic private attribute costs two failed lookups per read.
+        return _ChatState()
 
     @property
     def _llm_type(self) -> str:
@@ -170,7 +172,7 @@ class ScriptedChatModel(BaseChatModel, defer_build=True):
         memo[id(self.scripted_model)] = self.scripted_model
         # The copy starts without history: it would only hold copies of the messages, which
         # no later call sends again.
-        memo[id(self._history)] = None
+        memo[id(self._state)] = _ChatState()
         return super().__deepcopy__(memo)
 
     def bind_tools(
@@ -227,7 +229,7 @@ class ScriptedChatModel(BaseChatModel, defer_build=True):
         tools = list(settings.pop("tools", None) or ())
         if stop is not None:
             settings["stop"] = stop
-        conversion = _convert(messages, tools, self._history, self.scripted_model)
+        conversion = _convert(messages, tools, self._state.history, self.scripted_model)
         system = conversion.system
         request = ModelRequest(
             input=conversion.items,
@@ -248,7 +250,7 @@ class ScriptedChatModel(BaseChatModel, defer_build=True):
         ):
             conversion.recorded = items
             conversion.recorded_tools = tools
-            self._history = conversion
+            self._state.history = conversion
 
     def _remember_stream(self, conversion: _Conversion, call_index: int) -> None:
         read = self.scripted_model._read_call  # pyright: ignore[reportPrivateUsage]
@@ -316,6 +318,16 @@ class ScriptedChatModel(BaseChatModel, defer_build=True):
 
 
 # -- requests ---------------------------------------------------------------------------
+
+
+class _ChatState:
+    """What one chat model keeps between its calls."""
+
+    __slots__ = ("history",)
+
+    def __init__(self) -> None:
+        self.history: _Conversion | None = None
+        """The last recorded call's conversion, whose unchanged messages the next call reuses."""
 
 
 class _Conversion:
