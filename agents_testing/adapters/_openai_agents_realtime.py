@@ -27,8 +27,6 @@ from collections import deque
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from typing import Any, Literal, cast, get_args, overload
 
-from ._requirements import framework_import_error
-
 try:
     from agents.realtime.events import (
         RealtimeAgentEndEvent,
@@ -87,6 +85,9 @@ try:
     from agents.usage import Usage
     from pydantic import BaseModel, ValidationError
 except ImportError as _missing:  # the import tests hide the framework to reach this
+    # Loaded only here: a successful import of the adapter does not need it.
+    from ._requirements import framework_import_error
+
     raise framework_import_error(
         _missing,
         adapter="agents_testing.adapters.openai_agents",

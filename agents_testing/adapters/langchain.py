@@ -44,8 +44,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from ._requirements import framework_import_error
-
 try:
     from langchain_core.callbacks import (
         AsyncCallbackManagerForLLMRun,
@@ -75,6 +73,9 @@ try:
     from langchain_core.utils.function_calling import convert_to_openai_tool
     from pydantic import PrivateAttr
 except ImportError as _missing:  # the import tests hide the framework to reach this
+    # Loaded only here: a successful import of the adapter does not need it.
+    from ._requirements import framework_import_error
+
     raise framework_import_error(
         _missing,
         adapter="agents_testing.adapters.langchain",

@@ -54,8 +54,6 @@ from datetime import datetime, timezone
 from itertools import chain
 from typing import Any, cast
 
-from ._requirements import framework_import_error
-
 try:
     from pydantic_ai.messages import (
         ModelMessage,
@@ -76,6 +74,9 @@ try:
     from pydantic_ai.tools import RunContext
     from pydantic_ai.usage import RequestUsage
 except ImportError as _missing:  # the import tests hide the framework to reach this
+    # Loaded only here: a successful import of the adapter does not need it.
+    from ._requirements import framework_import_error
+
     raise framework_import_error(
         _missing,
         adapter="agents_testing.adapters.pydantic_ai",
