@@ -16,7 +16,7 @@ from collections.abc import (
     Iterable,
     Mapping,
 )
-from typing import Any, Literal, TypedDict, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, cast
 
 from . import _describe
 from ._closing import close_source, in_flight
@@ -42,6 +42,11 @@ from .items import (
     StreamEvent,
     Usage,
 )
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass as _dataclass
+else:
+    from .items import _dataclass
 
 _ViolationT = TypeVar(
     "_ViolationT",
@@ -78,7 +83,7 @@ __all__ = [
 ]
 
 
-@dataclasses.dataclass(frozen=True)
+@_dataclass(frozen=True)  # made without compiling source, as the dataclasses of ``items``
 class RecordedModelCall:
     """One call the code under test made to the model: a frozen dataclass.
 
@@ -90,6 +95,11 @@ class RecordedModelCall:
     index: int
     streamed: bool
     request: ModelRequest
+
+    def __init__(self, index: int, streamed: bool, request: ModelRequest) -> None:
+        object.__setattr__(self, "index", index)
+        object.__setattr__(self, "streamed", streamed)
+        object.__setattr__(self, "request", request)
 
 
 # A full response may also be an envelope mapping: {"output": [...], "usage": Usage(...), ...}.

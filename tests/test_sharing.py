@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import random
 from typing import Any
@@ -56,6 +57,10 @@ def share_all(values: list[Any]) -> list[Any]:
     for value in values:
         stored.append(snapshot_sharing(value, stored[-1] if stored else None))
     return stored
+
+
+class Marker:
+    """An object a snapshot keeps by identity."""
 
 
 # -- sharing ---------------------------------------------------------------------------------
@@ -290,8 +295,105 @@ def test_atomic_and_non_container_values_are_returned_as_they_are() -> None:
     assert snapshot_sharing(marker, None) is marker
 
 
-class Marker:
-    """An object a snapshot keeps by identity."""
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param('{"role": "user", "content": "hello there"}', id="strings"),
+        pytest.param(
+            '{"content": "hello there", "temperature": 0.25, "tokens": 1000}', id="numbers"
+        ),
+    ],
+)
+def test_items_decoded_anew_from_json_on_every_call_are_shared(text: str) -> None:
+    # A framework that decodes its items every turn hands over equal keys, strings and
+    # numbers that are new objects each time: equality of exact types, not identity, counts.
+    before, after = json.loads(text), json.loads(text)
+    assert all(old is not new for old, new in zip(before, after, strict=True))
+    assert all(old is not new for old, new in zip(before.values(), after.values(), strict=True))
+    first = snapshot_sharing([before, {"n": 1}], None)
+
+    second = snapshot_sharing([after, {"n": 1}], first)
+
+    assert second[0] is first[0]
+    assert second[1] is first[1]
+
+
+@pytest.mark.parametrize(
+    "scopes",
+    [
+        pytest.param(("read", "write"), id="tuple"),
+        pytest.param(frozenset({"read"}), id="frozenset"),
+        pytest.param(Marker(), id="instance"),
+    ],
+)
+def test_items_that_hold_the_same_object_kept_as_it_is_are_shared(scopes: object) -> None:
+    # A snapshot keeps a tuple of atoms, a frozenset or an instance as the very object: the
+    # same object again (even in two items: it is not a shared container) still matches.
+    def items() -> list[Any]:
+        return [{"scopes": scopes, "id": json.loads(f'"call-{n}"')} for n in range(2)]
+
+    first = snapshot_sharing(items(), None)
+
+    second = snapshot_sharing([*items(), {"n": 1}], first)
+
+    assert [second[0], second[1]] == first
+    assert second[0] is first[0]
+    assert second[1] is first[1]
+
+
+@pytest.mark.parametrize(
+    ("make", "change", "before", "after"),
+    [
+        pytest.param(lambda: {"a"}, lambda tags: tags.add("b"), {"a"}, {"a", "b"}, id="set"),
+        pytest.param(
+            lambda: memoryview(bytearray(b"ab")),
+            lambda view: view.__setitem__(0, ord("z")),
+            b"ab",
+            b"zb",
+            id="memoryview",
+        ),
+    ],
+)
+def test_a_set_or_view_changed_in_place_is_recorded_as_it_is_now(
+    make: Any, change: Any, before: Any, after: Any
+) -> None:
+    # Sets and views are copied, never compared: an item holding one is never shared.
+    tags = make()
+    read = set if isinstance(tags, set) else bytes
+    item: dict[str, Any] = {"role": "user", "tags": tags}
+    first = snapshot_sharing([item, {"n": 1}], None)
+
+    change(tags)
+    second = snapshot_sharing([item, {"n": 1}], first)
+
+    assert (read(first[0]["tags"]), read(second[0]["tags"])) == (before, after)
+    assert second[0] is not first[0]
+    assert second[1] is first[1]
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        pytest.param("a", "b", id="renamed"),
+        pytest.param(1, True, id="int-to-bool"),
+        pytest.param(1, 1.0, id="int-to-float"),
+        pytest.param(0.0, -0.0, id="zero-sign"),
+        pytest.param((1,), (True,), id="tuple-members"),
+    ],
+)
+def test_a_key_swapped_for_another_with_the_same_value_is_recorded_as_it_is(
+    before: Any, after: Any
+) -> None:
+    # The keys are equal, or the values are: only the keys tell the two dicts apart.
+    item: dict[Any, Any] = {"role": "user", before: "same value"}
+    first = snapshot_sharing([item, {"n": 1}], None)
+
+    item[after] = item.pop(before)
+    second = snapshot_sharing([item, {"n": 1}], first)
+
+    assert_same_snapshot(second, snapshot([item, {"n": 1}]))
+    assert_same_snapshot(first, [{"role": "user", before: "same value"}, {"n": 1}])
+    assert second[1] is first[1]
 
 
 def random_value(rng: random.Random, pool: list[Any], depth: int = 0) -> Any:

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import array
 import asyncio
+import sys
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agents_testing import _snapshot
 from agents_testing._snapshot import snapshot
 
 
@@ -258,6 +261,8 @@ def test_two_views_of_one_bytearray_share_one_copy() -> None:
         lambda data: memoryview(data).cast("I")[::-1],
         lambda data: memoryview(data)[5:6:2],
         lambda data: memoryview(data)[30::3],
+        lambda data: memoryview(data).cast("b")[1::2],
+        lambda data: memoryview(data).cast("c")[::-3],
     ],
     ids=[
         "slice",
@@ -269,6 +274,8 @@ def test_two_views_of_one_bytearray_share_one_copy() -> None:
         "cast-reversed",
         "one-item-step",
         "empty-step",
+        "signed-bytes",
+        "chars",
     ],
 )
 def test_view_into_a_shared_bytearray_views_the_same_bytes_of_the_copy(make_view: Any) -> None:
@@ -288,6 +295,22 @@ def test_view_into_a_shared_bytearray_views_the_same_bytes_of_the_copy(make_view
     new_data[:] = bytes(255 - byte for byte in new_data)
     data[:] = bytes(255 - byte for byte in data)
     assert new_view.tolist() == view.tolist()
+
+
+def test_a_view_whose_place_in_its_bytearray_is_misread_is_copied_on_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The view over the shared copy is checked against the original before it is used: if
+    # the buffer addresses are read wrong, the snapshot still holds the viewed bytes.
+    data = bytearray(b"abcdef")
+    view = memoryview(data)[:3]
+    monkeypatch.setattr(_snapshot, "_buffer_address", lambda exporter: int(exporter is view))
+
+    new_data, new_view = snapshot((data, view))
+
+    assert new_view.tobytes() == b"abc"
+    assert new_view.obj is not new_data
+    assert new_data == data
 
 
 def test_snapshot_keeps_dict_keys_and_order() -> None:
@@ -398,3 +421,81 @@ def test_snapshot_keeps_every_sharing_and_only_that(nodes: list[Any]) -> None:
         if isinstance(node, bytearray):
             node[:] = bytes(byte ^ 0xFF for byte in node)
     assert [bytes(node) for node in copied if isinstance(node, bytearray)] == before
+
+
+# -- data too deep to copy -------------------------------------------------------------------
+
+# Deeper than any recursion limit a test run uses, so the recursive copy must fail.
+DEEP = sys.getrecursionlimit() * 2
+ADVICE = (
+    "too deep to record within Python's recursion limit; flatten the data, or pass an object "
+    "of your own class, which is recorded by identity."
+)
+
+
+def nested(levels: int, innermost: Any = None) -> Any:
+    """Return ``innermost`` (an empty list by default) inside ``levels`` one-item lists."""
+    value: Any = [] if innermost is None else innermost
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def test_data_too_deep_to_copy_is_refused_naming_the_path_to_its_deepest_container() -> None:
+    value = {"messages": [{"content": nested(DEEP, {"parts": ([],)})}]}
+
+    with pytest.raises(ValueError, match="too deep to record") as info:
+        snapshot(value, "request.input")
+
+    assert str(info.value) == (
+        f"request.input is nested {DEEP + 5} levels deep (down to "
+        "request.input['messages'][0]['content'][0]...[0][0]['parts'][0]), " + ADVICE
+    )
+
+
+def test_a_part_shared_inside_data_too_deep_to_copy_is_walked_once() -> None:
+    # The search for the deepest path meets the shared part twice and must go on past it.
+    shared: list[Any] = []
+    value = {"deep": nested(DEEP), "same": shared, "again": shared}
+
+    with pytest.raises(ValueError, match="too deep to record") as info:
+        snapshot(value)
+
+    assert str(info.value) == (
+        f"value is nested {DEEP + 1} levels deep (down to value['deep'][0][0][0]...[0][0][0][0]), "
+        + ADVICE
+    )
+
+
+def test_data_too_deep_to_copy_that_holds_a_cycle_is_refused() -> None:
+    innermost: list[Any] = []
+    value = nested(DEEP, innermost)
+    innermost.append(value)  # back to the top: a search that does not mark what it saw loops
+
+    with pytest.raises(ValueError, match="too deep to record") as info:
+        snapshot(value)
+
+    assert str(info.value).startswith(f"value is nested {DEEP} levels deep (down to value[0]")
+
+
+def run_with_frames_left(frames: int, call: Callable[[], Any]) -> Any:
+    """Return ``call()`` run with only about ``frames`` stack frames left before the limit."""
+    depth = 0
+    frame = sys._getframe()
+    while frame.f_back is not None:
+        frame, depth = frame.f_back, depth + 1
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(depth + frames)
+    try:
+        return call()
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def test_a_recursion_error_from_data_under_64_levels_deep_is_the_callers_own() -> None:
+    # With the caller's stack nearly used up, even shallow data cannot be copied: the error is
+    # the caller's, not the data's, and is re-raised as it is. From 64 levels on, it is the data's.
+    with pytest.raises(RecursionError):
+        run_with_frames_left(40, lambda: snapshot(nested(63)))
+    with pytest.raises(ValueError, match=r"^value is nested 64 levels deep \(down to value\[0\]"):
+        run_with_frames_left(40, lambda: snapshot(nested(64)))

@@ -44,8 +44,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from ._requirements import framework_import_error
-
 try:
     from langchain_core.callbacks import (
         AsyncCallbackManagerForLLMRun,
@@ -74,6 +72,9 @@ try:
     from langchain_core.runnables import Runnable
     from langchain_core.utils.function_calling import convert_to_openai_tool
 except ImportError as _missing:  # the import tests hide the framework to reach this
+    # Loaded only here: a successful import of the adapter does not need it.
+    from ._requirements import framework_import_error
+
     raise framework_import_error(
         _missing,
         adapter="agents_testing.adapters.langchain",
@@ -623,8 +624,8 @@ def _usage_metadata(
     input_tokens: int,
     output_tokens: int,
     total_tokens: int | None,
-    input_details: Sequence[Mapping[str, Any]] | None,
-    output_details: Sequence[Mapping[str, Any]] | None,
+    input_details: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None,
+    output_details: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None,
 ) -> UsageMetadata:
     usage: dict[str, Any] = {
         "input_tokens": input_tokens,
@@ -639,9 +640,12 @@ def _usage_metadata(
 
 
 def _token_details(
-    entries: Sequence[Mapping[str, Any]] | None, names: Mapping[str, str]
+    entries: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None, names: Mapping[str, str]
 ) -> dict[str, int]:
-    # The core keeps one details mapping per request; LangChain wants their sum.
+    # The core keeps one details mapping per request; LangChain wants their sum. A
+    # hand-written response_done may hold a single mapping, as Usage() accepts.
+    if isinstance(entries, Mapping):
+        entries = [entries]
     details: dict[str, int] = {}
     for entry in entries or ():
         for key, value in entry.items():
