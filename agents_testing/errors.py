@@ -639,10 +639,11 @@ class RealtimeThreadError(_StructuredError, RuntimeError):
     """A transport call came from a thread other than the one running the transport's loop.
 
     While a ``run_scenario`` runs or an expectation is pending, a call settles asyncio
-    futures, which only the thread running their event loop may do. ``operation`` is the
-    transport method that was called; nothing was recorded (for ``emit`` and
-    ``disconnect``: nothing was emitted). The openai-agents realtime model also raises it,
-    with ``operation="emit"``, for an event emitted off the loop its session runs on.
+    futures, which only the thread running their event loop may do. While a connected
+    openai-agents realtime model's loop runs, the same holds for what notifies listeners
+    (``emit``, ``connect``, ``close``, ``disconnect``): the model hands events to tasks on
+    that loop. ``operation`` is the transport method that was called; nothing was recorded
+    or emitted, and the status did not change.
     """
 
     _fields = ("operation",)
@@ -651,11 +652,15 @@ class RealtimeThreadError(_StructuredError, RuntimeError):
         self.operation = operation
         bound_to = "scenario run or pending expectations"
         outcome = "nothing was recorded"
-        if operation == "emit":
-            # The openai-agents realtime model's listener refuses too, with no run at all.
-            bound_to = "scenario run, pending expectations or openai-agents realtime session"
-        if operation in ("emit", "disconnect"):
-            outcome = "nothing was emitted"
+        if operation in ("emit", "connect", "close", "disconnect"):
+            # They notify listeners: a connected openai-agents realtime model binds them too.
+            bound_to = (
+                "scenario run, pending expectations or connected openai-agents realtime model"
+            )
+            outcome = {
+                "emit": "nothing was emitted",
+                "disconnect": "nothing was emitted and the status did not change",
+            }.get(operation, "nothing was recorded or emitted and the status did not change")
         if operation == "expect_call":
             # An expectation is a future of the loop it waits on: it cannot be handed over.
             fix = (
@@ -672,7 +677,8 @@ class RealtimeThreadError(_StructuredError, RuntimeError):
         super().__init__(
             f"ScriptedRealtimeTransport.{operation}() was called from a thread that does not "
             f"run the event loop of the transport's {bound_to} (operation={operation!r}); "
-            f"{outcome}. Asyncio futures may only be settled on their event loop's thread{fix}"
+            f"{outcome}. Asyncio futures and tasks may only be used on their event loop's "
+            f"thread{fix}"
         )
 
 

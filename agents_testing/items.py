@@ -7,9 +7,12 @@ builders cover the common cases; pass any other normalized item as a dict.
 # No ``from __future__ import annotations`` here: as strings, every TypedDict annotation below
 # would be compiled into a ForwardRef when the module is imported, a tenth of its import cost.
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal, TypedDict, cast
+import operator
+import reprlib
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import FrozenInstanceError, dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, cast
 
 __all__ = [
     "AssistantMessageItem",
@@ -181,6 +184,114 @@ def shell_call(
     return item  # type: ignore[return-value]
 
 
+# ``_dataclass(init=..., frozen=...)`` makes the dataclasses below: the same classes as
+# ``@dataclass`` (``fields``, ``replace``, ``asdict``, ``__match_args__``, frozenness and the
+# ``__dataclass_params__`` that describe them), with the ``__init__`` written in each class and
+# the other methods made here without compiling source. ``@dataclass`` compiles every method it
+# writes from source text when the class is created, which was over half the instructions of
+# ``import agents_testing`` (and so of every model adapter's import). With ``init=True`` the
+# written ``__init__`` is the one ``@dataclass`` would generate. tests/test_items_dataclasses.py
+# checks each class against a twin that plain ``@dataclass`` makes from the same fields, on
+# each supported Python.
+
+_Class = TypeVar("_Class", bound=type)
+
+
+class _DefaultFactory:
+    """The default of an ``__init__`` argument whose field has a ``default_factory``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<factory>"  # what the signature of a generated ``__init__`` shows
+
+
+_FACTORY: Any = _DefaultFactory()
+
+
+def _values(names: tuple[str, ...]) -> Callable[[object], tuple[Any, ...]]:
+    if len(names) > 1:
+        return operator.attrgetter(*names)  # a tuple of the values, as in the generated code
+    return lambda instance: tuple(getattr(instance, name) for name in names)
+
+
+def _made_dataclass(made: _Class, init: bool, frozen: bool) -> _Class:
+    dataclass(init=False, repr=False, eq=False)(made)  # fields, replace() and the rest
+    cls: type[Any] = made
+    declared = fields(cls)
+    names = frozenset(item.name for item in declared)
+    shown = tuple(item.name for item in declared if item.repr)
+    compared = tuple(item.name for item in declared if item.compare)
+    compared_values = _values(compared)
+    hashed_values = _values(
+        tuple(item.name for item in declared if (item.compare if item.hash is None else item.hash))
+    )  # only a frozen class hashes (``eq=True``, no ``unsafe_hash``)
+
+    @reprlib.recursive_repr()
+    def __repr__(self: Any) -> str:
+        inner = ", ".join([f"{name}={getattr(self, name)!r}" for name in shown])
+        return f"{self.__class__.__qualname__}({inner})"
+
+    if sys.version_info >= (3, 13):
+        # 3.13 compares field by field and returns the first false result (``a == b and ...``).
+        def __eq__(self: Any, other: object) -> Any:
+            if self is other:
+                return True
+            if other.__class__ is not self.__class__:
+                return NotImplemented
+            result: Any = True
+            for name in compared:
+                result = getattr(self, name) == getattr(other, name)
+                if not result:
+                    return result
+            return result
+    else:
+        # 3.10 to 3.12 compare tuples of the fields, where an identical value is equal.
+        def __eq__(self: Any, other: object) -> Any:
+            if other.__class__ is self.__class__:
+                return compared_values(self) == compared_values(other)
+            return NotImplemented
+
+    methods: dict[str, Any] = {"__repr__": __repr__, "__eq__": __eq__, "__hash__": None}
+    if frozen:
+
+        def __hash__(self: Any) -> int:
+            return hash(hashed_values(self))
+
+        def __setattr__(self: Any, name: str, value: Any) -> None:
+            if type(self) is cls or name in names:
+                raise FrozenInstanceError(f"cannot assign to field {name!r}")
+            super(cls, self).__setattr__(name, value)
+
+        def __delattr__(self: Any, name: str) -> None:
+            if type(self) is cls or name in names:
+                raise FrozenInstanceError(f"cannot delete field {name!r}")
+            super(cls, self).__delattr__(name)
+
+        methods.update(__hash__=__hash__, __setattr__=__setattr__, __delattr__=__delattr__)
+    for name, method in methods.items():
+        if method is not None:
+            method.__qualname__ = f"{cls.__qualname__}.{name}"
+        setattr(cls, name, method)
+    # The parameters say what the class now has, as ``@dataclass(init=init, frozen=frozen)``
+    # would; ``dataclass`` reads ``frozen`` from here when a dataclass subclasses this one.
+    params: Any = getattr(cls, "__dataclass_params__")  # noqa: B009 - not typed on a class
+    params.init = init
+    params.repr = params.eq = True
+    params.frozen = frozen
+    return made
+
+
+if TYPE_CHECKING:
+    # Type checkers read each class as the plain dataclass it behaves as.
+    from dataclasses import dataclass as _dataclass
+else:
+
+    def _dataclass(*, init: bool = True, frozen: bool = False) -> Callable[[_Class], _Class]:
+        """Make a dataclass as ``@dataclass(init=init, frozen=frozen)`` does, compiling nothing."""
+        return lambda cls: _made_dataclass(cls, init, frozen)
+
+
 def _type_name(value: object) -> str:
     return type(value).__name__
 
@@ -242,7 +353,7 @@ def _request_usage_entry(position: int, entry: object) -> dict[str, Any]:
 
 # The __init__ is written out (init=False) because its parameters take more shapes than the
 # fields hold: a details field is always a list, but a single mapping or None is accepted.
-@dataclass(init=False)
+@_dataclass(init=False)
 class Usage:
     """Token usage of one model response.
 
@@ -294,7 +405,7 @@ class Usage:
             self.request_usage_entries = normalized or None
 
 
-@dataclass
+@_dataclass()
 class ModelResponse:
     """A full model response: output items plus usage and ids."""
 
@@ -305,8 +416,24 @@ class ModelResponse:
     provider_data: Any = None
     raw_usage: Any = None
 
+    def __init__(
+        self,
+        output: list[Any],
+        usage: Usage,
+        response_id: str | None = None,
+        request_id: str | None = None,
+        provider_data: Any = None,
+        raw_usage: Any = None,
+    ) -> None:
+        self.output = output
+        self.usage = usage
+        self.response_id = response_id
+        self.request_id = request_id
+        self.provider_data = provider_data
+        self.raw_usage = raw_usage
 
-@dataclass(frozen=True)
+
+@_dataclass(frozen=True)
 class ModelRequest:
     """What the code under test sent across the model boundary.
 
@@ -326,6 +453,36 @@ class ModelRequest:
     conversation_id: str | None = None
     prompt: Any = None
     extra: Mapping[str, Any] = field(default_factory=dict[str, Any])
+
+    def __init__(
+        self,
+        input: str | list[Any],  # noqa: A002 - the field's own name
+        system_instructions: str | None = None,
+        model_settings: Mapping[str, Any] = _FACTORY,
+        tools: Sequence[Any] = (),
+        handoffs: Sequence[Any] = (),
+        output_type: Any = None,
+        tracing: Any = None,
+        signal: Any = None,
+        previous_response_id: str | None = None,
+        conversation_id: str | None = None,
+        prompt: Any = None,
+        extra: Mapping[str, Any] = _FACTORY,
+    ) -> None:
+        # Frozen: set the fields as the generated __init__ does, past the refusing __setattr__.
+        set_field = object.__setattr__
+        set_field(self, "input", input)
+        set_field(self, "system_instructions", system_instructions)
+        set_field(self, "model_settings", {} if model_settings is _FACTORY else model_settings)
+        set_field(self, "tools", tools)
+        set_field(self, "handoffs", handoffs)
+        set_field(self, "output_type", output_type)
+        set_field(self, "tracing", tracing)
+        set_field(self, "signal", signal)
+        set_field(self, "previous_response_id", previous_response_id)
+        set_field(self, "conversation_id", conversation_id)
+        set_field(self, "prompt", prompt)
+        set_field(self, "extra", {} if extra is _FACTORY else extra)
 
     # Read helpers: ``input``, ``tools`` and ``handoffs`` keep each framework's own shapes
     # (they are the contract); these read them the same way on every adapter.
@@ -438,7 +595,7 @@ def _content_text(content: Any) -> str | None:
     return "".join(texts)
 
 
-@dataclass
+@_dataclass()
 class ModelRetryAdvice:
     """The model's advice on whether and when a failed request may be retried."""
 
@@ -449,8 +606,24 @@ class ModelRetryAdvice:
     response_started: bool | None = None
     provider_data: Any = None
 
+    def __init__(
+        self,
+        suggested: bool | None = None,
+        retry_after: float | None = None,
+        replay_safety: Literal["safe", "unsafe"] | None = None,
+        reason: str | None = None,
+        response_started: bool | None = None,
+        provider_data: Any = None,
+    ) -> None:
+        self.suggested = suggested
+        self.retry_after = retry_after
+        self.replay_safety = replay_safety
+        self.reason = reason
+        self.response_started = response_started
+        self.provider_data = provider_data
 
-@dataclass
+
+@_dataclass()
 class RetryAdviceRequest:
     """A runner's question about a failed request: which error, which mode, which attempt."""
 
@@ -458,6 +631,18 @@ class RetryAdviceRequest:
     stream: bool
     attempt: int
     request: ModelRequest | None = None
+
+    def __init__(
+        self,
+        error: BaseException,
+        stream: bool,
+        attempt: int,
+        request: ModelRequest | None = None,
+    ) -> None:
+        self.error = error
+        self.stream = stream
+        self.attempt = attempt
+        self.request = request
 
 
 class ResponseStartedEvent(TypedDict):

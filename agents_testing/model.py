@@ -16,7 +16,7 @@ from collections.abc import (
     Iterable,
     Mapping,
 )
-from typing import Any, Literal, TypedDict, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, cast
 
 from . import _describe
 from ._closing import close_source, in_flight
@@ -42,6 +42,11 @@ from .items import (
     StreamEvent,
     Usage,
 )
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass as _dataclass
+else:
+    from .items import _dataclass
 
 _ViolationT = TypeVar(
     "_ViolationT",
@@ -78,7 +83,7 @@ __all__ = [
 ]
 
 
-@dataclasses.dataclass(frozen=True)
+@_dataclass(frozen=True)  # made without compiling source, as the dataclasses of ``items``
 class RecordedModelCall:
     """One call the code under test made to the model: a frozen dataclass.
 
@@ -90,6 +95,11 @@ class RecordedModelCall:
     index: int
     streamed: bool
     request: ModelRequest
+
+    def __init__(self, index: int, streamed: bool, request: ModelRequest) -> None:
+        object.__setattr__(self, "index", index)
+        object.__setattr__(self, "streamed", streamed)
+        object.__setattr__(self, "request", request)
 
 
 # A full response may also be an envelope mapping: {"output": [...], "usage": Usage(...), ...}.
@@ -264,6 +274,10 @@ def _check_request(request: object) -> None:
             f"ScriptedModel expects a ModelRequest, got {type(request).__name__}; "
             "use an adapter from agents_testing.adapters to plug it into a framework."
         )
+    # Checked on every call: the plain types adapters build pass at once, while anything else
+    # goes through the checks below, which name the field at fault.
+    if _has_plain_fields(request):
+        return
     checks: list[tuple[str, object, bool]] = [
         ("input must be a str or a list of items", request.input, _is_str_or_list(request.input)),
         (
@@ -286,6 +300,25 @@ def _check_request(request: object) -> None:
                 f"ScriptedModel got a ModelRequest whose {problem}, got {type(value).__name__}; "
                 "build the request with the field types ModelRequest declares."
             )
+
+
+def _has_plain_fields(request: ModelRequest) -> bool:
+    """Return whether every field ``_check_request`` checks has a plain type it accepts."""
+    return (
+        type(request.input) in _STR_OR_LIST
+        and type(request.model_settings) is dict
+        and type(request.tools) in _LIST_OR_TUPLE
+        and type(request.handoffs) in _LIST_OR_TUPLE
+        and type(request.extra) is dict
+        and type(request.system_instructions) in _STR_OR_NONE
+        and type(request.previous_response_id) in _STR_OR_NONE
+        and type(request.conversation_id) in _STR_OR_NONE
+    )
+
+
+_STR_OR_LIST: frozenset[type] = frozenset({str, list})
+_STR_OR_NONE: frozenset[type] = frozenset({str, type(None)})
+_LIST_OR_TUPLE: frozenset[type] = frozenset({list, tuple})
 
 
 def _is_str_or_list(value: object) -> bool:

@@ -550,6 +550,10 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         self._watching_runs: list[_ScenarioRun] = []
         # Every run not decided yet: while there is one, calls must come from its loop's thread.
         self._active_runs: list[_ScenarioRun] = []
+        # The loop each listener owner (an adapter's model, by identity) connected on: its
+        # listeners hand events to tasks there, so while that loop runs only its thread may
+        # notify listeners (emit, and connect/close/disconnect, which emit).
+        self._listener_loops: dict[object, asyncio.AbstractEventLoop] = {}
 
     def __repr__(self) -> str:
         return (
@@ -608,7 +612,7 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         _check_event("emit", event)
         # Listeners settle the run's futures and schedule on its loop (the transport calls
         # they make, an adapter's delivery task): no listener may run on another thread.
-        thread_error = self._thread_error("emit")
+        thread_error = self._thread_error("emit", notifies=True)
         if thread_error is not None:
             raise thread_error
         registrations = self._listeners.get(event)
@@ -688,7 +692,7 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
                 f"got {type(error).__name__}."
             )
         # Checked before the status changes: a refused disconnect leaves no trace.
-        thread_error = self._thread_error("disconnect")
+        thread_error = self._thread_error("disconnect", notifies=True)
         if thread_error is not None:
             raise thread_error
         self._generation += 1
@@ -820,7 +824,7 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         the awaitable, which never warns if it is not awaited.
         """
         result = _ConnectResult()
-        result.error = self._thread_error("connect")
+        result.error = self._thread_error("connect", notifies=True)
         if result.error is not None:
             return result
         self._generation += 1
@@ -906,7 +910,7 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         """
         if self.status == "disconnected":
             return
-        thread_error = self._thread_error("close")
+        thread_error = self._thread_error("close", notifies=True)
         if thread_error is not None:
             raise thread_error
         established = (
@@ -1022,27 +1026,51 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         if failure is not None:
             raise failure
 
-    def _thread_error(self, operation: str) -> RealtimeThreadError | None:
-        """Return the error for a call off the thread of the loop that the call would touch.
+    def _thread_error(
+        self, operation: str, *, notifies: bool = False
+    ) -> RealtimeThreadError | None:
+        """Return the error for a call off the thread of a loop that the call would touch.
 
         A call settles the oldest pending expectation and lets active runs look at their
-        signal and clock, all bound to one event loop; only that loop's thread may do so.
+        signal and clock, all bound to one event loop; an operation that ``notifies``
+        listeners also reaches the loops that listener owners bound. Only the thread
+        running such a loop may touch it.
         """
         if self._active_runs:
-            loop = self._active_runs[0].loop
+            bound: asyncio.AbstractEventLoop | None = self._active_runs[0].loop
         elif self._expectations:
-            loop = self._expectations[0].future.get_loop()
+            oldest = self._expectations[0].future
+            bound = oldest.get_loop()
+            if oldest.done():
+                # Only a pending expectation binds: a withdrawn one (its future done) is
+                # skipped by the call. The copy is one C call, safe from this thread.
+                pending = [e for e in tuple(self._expectations) if not e.future.done()]
+                bound = pending[0].future.get_loop() if pending else None
         else:
-            return None  # nothing bound to a loop: any thread may record a call
+            bound = None
+        notified = self._listener_loops.values() if notifies else ()
+        if bound is None and not notified:
+            return None  # nothing bound to a loop: any thread may make the call
         try:
             running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
             running = None
-        # A loop that is not running (futures left from a finished asyncio.run) belongs to
-        # no thread: settling its futures from here is what the call did before threads.
-        if running is loop or not loop.is_running():
-            return None
-        return RealtimeThreadError(operation)
+        for loop in (bound, *notified):
+            # A loop that is not running (futures left from a finished asyncio.run) belongs
+            # to no thread: touching it from here is what the call did before threads.
+            if loop is not None and loop is not running and loop.is_running():
+                return RealtimeThreadError(operation)
+        return None
+
+    def _bind_listeners(self, owner: object, loop: asyncio.AbstractEventLoop) -> None:
+        """Let only ``loop``'s thread notify listeners while it runs; ``owner`` may rebind.
+
+        For an adapter whose listeners hand events to tasks on the loop it connected on: a
+        notification from another thread is refused before anything changes, where a
+        refusal by the adapter's listener would come after the status changed and earlier
+        listeners ran.
+        """
+        self._listener_loops[owner] = loop
 
     def _take_failure(self, method: str) -> BaseException | None:
         queue = self._failures.get(method)
@@ -1054,11 +1082,13 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         return failure
 
     def _next_expectation(self) -> _Expectation | None:
-        # A cancelled expectation future (its awaiting task was cancelled, or wait_for gave
-        # up) withdraws the expectation: it can no longer deliver the call to anyone.
+        # An expectation whose future is already done withdraws it: cancelled (its awaiting
+        # task was cancelled, or wait_for gave up) or settled by hand (set_result or
+        # set_exception), it can no longer deliver the call to anyone, so the call stays
+        # unconsumed where assert_complete() and the next expectation can see it.
         while self._expectations:
             expectation = self._expectations.popleft()
-            if not expectation.future.cancelled():
+            if not expectation.future.done():
                 return expectation
         return None
 
@@ -1105,7 +1135,7 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         return [
             {"order": expectation.order, "method": expectation.method}
             for expectation in self._expectations
-            if not expectation.future.cancelled()
+            if not expectation.future.done()  # a done future withdrew its expectation
         ]
 
     def _incomplete_error(self) -> IncompleteRealtimeScenarioError | None:

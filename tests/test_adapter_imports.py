@@ -103,7 +103,6 @@ MODEL_ADAPTER_CORE = [
     "agents_testing._signals",
     "agents_testing._snapshot",
     "agents_testing.adapters",
-    "agents_testing.adapters._requirements",
     "agents_testing.errors",
     "agents_testing.items",
     "agents_testing.model",

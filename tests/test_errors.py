@@ -513,10 +513,10 @@ EXAMPLES = [
         {"operation": "send_audio"},
         "ScriptedRealtimeTransport.send_audio() was called from a thread that does not run "
         "the event loop of the transport's scenario run or pending expectations "
-        "(operation='send_audio'); nothing was recorded. Asyncio futures may only be settled "
-        "on their event loop's thread, so make the call there: from the worker thread, "
-        "loop.call_soon_threadsafe(transport.send_audio, ...) with the loop the test runs on, "
-        "or return to the loop first (await asyncio.to_thread(work), then call the "
+        "(operation='send_audio'); nothing was recorded. Asyncio futures and tasks may only "
+        "be used on their event loop's thread, so make the call there: from the worker "
+        "thread, loop.call_soon_threadsafe(transport.send_audio, ...) with the loop the test "
+        "runs on, or return to the loop first (await asyncio.to_thread(work), then call the "
         "transport).",
         id="realtime-wrong-thread",
     ),
@@ -524,13 +524,38 @@ EXAMPLES = [
         RealtimeThreadError("emit"),
         {"operation": "emit"},
         "ScriptedRealtimeTransport.emit() was called from a thread that does not run the "
-        "event loop of the transport's scenario run, pending expectations or openai-agents "
-        "realtime session (operation='emit'); nothing was emitted. Asyncio futures may only "
-        "be settled on their event loop's thread, so make the call there: from the worker "
-        "thread, loop.call_soon_threadsafe(transport.emit, ...) with the loop the test runs "
+        "event loop of the transport's scenario run, pending expectations or connected "
+        "openai-agents realtime model (operation='emit'); nothing was emitted. Asyncio "
+        "futures and tasks may only be used on their event loop's thread, so make the call "
+        "there: from the worker thread, loop.call_soon_threadsafe(transport.emit, ...) with "
+        "the loop the test runs on, or return to the loop first (await "
+        "asyncio.to_thread(work), then call the transport).",
+        id="realtime-emit-from-wrong-thread",
+    ),
+    pytest.param(
+        RealtimeThreadError("close"),
+        {"operation": "close"},
+        "ScriptedRealtimeTransport.close() was called from a thread that does not run the "
+        "event loop of the transport's scenario run, pending expectations or connected "
+        "openai-agents realtime model (operation='close'); nothing was recorded or emitted "
+        "and the status did not change. Asyncio futures and tasks may only be used on their "
+        "event loop's thread, so make the call there: from the worker thread, "
+        "loop.call_soon_threadsafe(transport.close, ...) with the loop the test runs on, or "
+        "return to the loop first (await asyncio.to_thread(work), then call the transport).",
+        id="realtime-close-from-wrong-thread",
+    ),
+    pytest.param(
+        RealtimeThreadError("disconnect"),
+        {"operation": "disconnect"},
+        "ScriptedRealtimeTransport.disconnect() was called from a thread that does not run "
+        "the event loop of the transport's scenario run, pending expectations or connected "
+        "openai-agents realtime model (operation='disconnect'); nothing was emitted and the "
+        "status did not change. Asyncio futures and tasks may only be used on their event "
+        "loop's thread, so make the call there: from the worker thread, "
+        "loop.call_soon_threadsafe(transport.disconnect, ...) with the loop the test runs "
         "on, or return to the loop first (await asyncio.to_thread(work), then call the "
         "transport).",
-        id="realtime-emit-from-wrong-thread",
+        id="realtime-disconnect-from-wrong-thread",
     ),
     pytest.param(
         UnscriptedAgentError("Weather", "no_script", 2, ("Triage", "Summary")),

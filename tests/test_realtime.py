@@ -29,6 +29,7 @@ from agents_testing.realtime import (
     ConnectCall,
     InterruptCall,
     MuteCall,
+    RealtimeScenarioContext,
     RealtimeStatus,
     RealtimeTransportCall,
     RequestResponseCall,
@@ -1351,6 +1352,74 @@ async def test_cancelled_expectation_is_withdrawn() -> None:
 
     assert (await expected).index == 0
     transport.assert_complete()
+
+
+def _finish_by_hand(future: asyncio.Future[Any], how: str) -> None:
+    if how == "cancel":
+        future.cancel()
+    elif how == "set_exception":
+        future.set_exception(ConnectionError("settled by the test"))
+        future.exception()  # retrieved: the test settled it on purpose
+    else:
+        future.set_result(None)
+
+
+@pytest.mark.parametrize("how", ["cancel", "set_exception", "set_result"])
+async def test_an_expectation_finished_by_hand_takes_no_call(how: str) -> None:
+    # A future that is done can deliver nothing: its expectation is withdrawn as a cancelled
+    # one is, so the call stays unconsumed where assert_complete() reports it.
+    transport = ScriptedRealtimeTransport()
+    withdrawn = transport.expect_call("interrupt")
+    _finish_by_hand(withdrawn, how)
+
+    assert "unconsumed_calls=0 pending_expectations=0" in repr(transport)
+    transport.interrupt()
+
+    assert "unconsumed_calls=1 pending_expectations=0" in repr(transport)
+    with pytest.raises(IncompleteRealtimeScenarioError) as info:
+        transport.assert_complete()
+    assert info.value.unconsumed_calls == ({"index": 0, "method": "interrupt"},)
+    assert info.value.pending_expectations == ()
+    assert "Unconsumed: call #1 (call_index=0) interrupt; expect them with expect_call(...)." in (
+        str(info.value)
+    )
+    # The kept call goes to the next expectation.
+    assert (await transport.expect_call("interrupt")).index == 0
+    transport.assert_complete()
+
+
+@pytest.mark.parametrize("how", ["cancel", "set_exception", "set_result"])
+async def test_a_call_skips_an_expectation_finished_by_hand_for_the_next_one(how: str) -> None:
+    transport = ScriptedRealtimeTransport()
+    withdrawn = transport.expect_call("close")  # a mismatch, were it still pending
+    _finish_by_hand(withdrawn, how)
+    expected = transport.expect_call("send_event")
+
+    transport.send_event({"type": "ping"})
+
+    assert (await expected).event == {"type": "ping"}
+    transport.assert_complete()
+
+
+@pytest.mark.parametrize("how", ["cancel", "set_exception", "set_result"])
+async def test_a_scenario_expectation_finished_by_hand_leaves_the_call_unconsumed(
+    how: str,
+) -> None:
+    transport = ScriptedRealtimeTransport()
+
+    async def scenario(ctx: RealtimeScenarioContext) -> None:
+        _finish_by_hand(ctx.expect_call("interrupt"), how)
+
+    async def exercise() -> None:
+        await asyncio.sleep(0)  # the scenario has withdrawn its expectation by now
+        transport.interrupt()
+
+    with pytest.raises(IncompleteRealtimeScenarioError) as info:
+        await transport.run_scenario(scenario=scenario, exercise=exercise, timeout=5)
+
+    assert info.value.unconsumed_calls == ({"index": 0, "method": "interrupt"},)
+    assert info.value.pending_expectations == ()
+    assert "expect them with expect_call(...)" in str(info.value)
 
 
 async def test_connect_mismatch_is_raised_by_its_awaitable_and_the_expectation() -> None:

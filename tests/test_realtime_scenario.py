@@ -24,6 +24,7 @@ from agents_testing.errors import (
 )
 from agents_testing.realtime import (
     RealtimeScenarioContext,
+    RealtimeTransportMethod,
     ScriptedRealtimeTransport,
     SendEventCall,
     SendFunctionCallOutputCall,
@@ -935,8 +936,12 @@ def check_thread_error(error: BaseException, operation: str) -> None:
     assert error.operation == operation
     message = str(error)
     assert message.startswith(f"ScriptedRealtimeTransport.{operation}() was called from a thread")
-    emits = operation in ("emit", "disconnect")
-    outcome = "nothing was emitted" if emits else "nothing was recorded"
+    outcome = {
+        "emit": "nothing was emitted",
+        "disconnect": "nothing was emitted and the status did not change",
+        "connect": "nothing was recorded or emitted and the status did not change",
+        "close": "nothing was recorded or emitted and the status did not change",
+    }.get(operation, "nothing was recorded")
     assert f"(operation={operation!r}); {outcome}" in message
     assert f"loop.call_soon_threadsafe(transport.{operation}, ...)" in message
 
@@ -1087,6 +1092,38 @@ def test_with_no_run_or_expectation_any_thread_may_record_calls() -> None:
     assert sorted(event["n"] for event in events) == [0, 1, 2, 3]
 
 
+@pytest.mark.parametrize("how", ["cancel", "set_result"])
+async def test_a_withdrawn_expectation_binds_no_thread(how: str) -> None:
+    # Its future is done, so the call would not settle it: as with no expectation at all,
+    # a worker thread may record the call, which stays unconsumed.
+    transport = ScriptedRealtimeTransport()
+    withdrawn: asyncio.Future[Any] = transport.expect_call("interrupt")
+    if how == "cancel":
+        withdrawn.cancel()
+    else:
+        withdrawn.set_result(None)
+
+    await asyncio.to_thread(transport.interrupt)
+
+    assert [call.method for call in transport.calls] == ["interrupt"]
+    assert (await transport.expect_call("interrupt")).index == 0
+    transport.assert_complete()
+
+
+async def test_a_pending_expectation_behind_a_withdrawn_one_still_binds_the_loop() -> None:
+    transport = ScriptedRealtimeTransport()
+    transport.expect_call("close").cancel()
+    pending = transport.expect_call("interrupt")
+
+    error = await raised_by(asyncio.to_thread(transport.interrupt))
+
+    check_thread_error(error, "interrupt")
+    assert transport.calls == ()
+    assert not pending.done()
+    transport.interrupt()
+    assert (await pending).index == 0
+
+
 async def test_an_emit_from_another_thread_fails_the_run_and_calls_no_listener() -> None:
     transport = ScriptedRealtimeTransport()
     heard: list[object] = []
@@ -1103,7 +1140,7 @@ async def test_an_emit_from_another_thread_fails_the_run_and_calls_no_listener()
     )
 
     check_thread_error(error, "emit")
-    assert "realtime session" in str(error)  # an adapter's listener refuses it too
+    assert "connected openai-agents realtime model" in str(error)  # which binds it too
     assert heard == []
 
 
@@ -1243,10 +1280,10 @@ async def run_program(program: dict[str, Any]) -> tuple[ScriptedRealtimeTranspor
     """Run one drawn program; return the transport and what run_scenario returned or raised."""
     transport = ScriptedRealtimeTransport()
     signal = make_signal(program["signal"])
-    expected: list[str] = program["expected"]
+    expected: list[RealtimeTransportMethod] = program["expected"]
 
     def scenario(ctx: RealtimeScenarioContext) -> Awaitable[Any]:
-        return asyncio.gather(*(ctx.expect_call(method) for method in expected))  # type: ignore[call-overload]
+        return asyncio.gather(*(ctx.expect_call(method) for method in expected))
 
     async def exercise() -> str:
         for gap, (before, after) in enumerate(program["yields"]):

@@ -18,8 +18,6 @@ import typing
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any, cast
 
-from ._requirements import framework_import_error
-
 try:
     import agents.usage as _agents_usage
     from agents.agent_output import AgentOutputSchemaBase
@@ -73,6 +71,9 @@ try:
     from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
     from pydantic import BaseModel, ValidationError
 except ImportError as _missing:  # the import tests hide the framework to reach this
+    # Loaded only here: a successful import of the adapter does not need it.
+    from ._requirements import framework_import_error
+
     raise framework_import_error(
         _missing,
         adapter="agents_testing.adapters.openai_agents",

@@ -27,8 +27,6 @@ from collections import deque
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from typing import Any, Literal, cast, get_args, overload
 
-from ._requirements import framework_import_error
-
 try:
     from agents.realtime.events import (
         RealtimeAgentEndEvent,
@@ -87,6 +85,9 @@ try:
     from agents.usage import Usage
     from pydantic import BaseModel, ValidationError
 except ImportError as _missing:  # the import tests hide the framework to reach this
+    # Loaded only here: a successful import of the adapter does not need it.
+    from ._requirements import framework_import_error
+
     raise framework_import_error(
         _missing,
         adapter="agents_testing.adapters.openai_agents",
@@ -94,7 +95,7 @@ except ImportError as _missing:  # the import tests hide the framework to reach 
         extra="openai-agents",
     ) from _missing
 
-from ..errors import InvalidRealtimeEventError, RealtimeThreadError
+from ..errors import InvalidRealtimeEventError
 from ..realtime import ScriptedRealtimeTransport
 
 __all__ = ["openai_agents_realtime_model", "wait_for_session_event"]
@@ -277,9 +278,6 @@ class _TransportRealtimeModel(RealtimeModel):
         self._listeners: list[RealtimeModelListener] = []
         self._pending: deque[RealtimeModelEvent] = deque()
         self._worker: asyncio.Task[None] | None = None
-        # The loop of the latest connect(): the session's listeners and the delivery task
-        # live there, so while it runs only its thread may hand events to them.
-        self._loop: asyncio.AbstractEventLoop | None = None
         # Set while this model's own connect/close runs: the "disconnected" the transport
         # emits then is not a remote drop.
         self._own_lifecycle = False
@@ -307,7 +305,12 @@ class _TransportRealtimeModel(RealtimeModel):
         # A failing connect's traceback keeps this frame, and `pytest --showlocals` prints its
         # locals: no local may hold the key once the transport has read it.
         del options
-        self._loop = asyncio.get_running_loop()
+        # The session's listeners and the delivery task live on this loop: while it runs,
+        # the transport refuses whatever would notify them from another thread (emit,
+        # connect, close, disconnect) before it changes anything.
+        self._transport._bind_listeners(  # pyright: ignore[reportPrivateUsage]
+            self, asyncio.get_running_loop()
+        )
         self._own_lifecycle = True
         try:
             connected = self._transport.connect(transport_options)
@@ -424,7 +427,6 @@ class _TransportRealtimeModel(RealtimeModel):
         signature = inspect.signature(convert)
 
         def listener(*args: Any) -> None:
-            self._check_thread()
             try:
                 signature.bind(*args)
             except TypeError:
@@ -439,19 +441,6 @@ class _TransportRealtimeModel(RealtimeModel):
             self._enqueue(events)
 
         return listener
-
-    def _check_thread(self) -> None:
-        """Refuse an event emitted off the thread that runs the session's event loop."""
-        loop = self._loop
-        if loop is None or not loop.is_running():
-            return  # not connected yet, or its loop has finished: no thread owns the model
-        try:
-            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is not loop:
-            # Queueing from here would race the delivery task, or start one on another loop.
-            raise RealtimeThreadError("emit")
 
     def _enqueue(self, events: Iterable[RealtimeModelEvent]) -> None:
         self._pending.extend(events)

@@ -34,8 +34,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from types import TracebackType
 from typing import Any, cast
 
-from ._requirements import framework_import_error
-
 try:
     import agents.run as _agents_run
     import agents.tracing as _agents_tracing
@@ -51,6 +49,9 @@ try:
     from agents.tracing.spans import TSpanData
     from openai.types.responses.response_prompt_param import ResponsePromptParam
 except ImportError as _missing:  # the import tests hide the framework to reach this
+    # Loaded only here: a successful import of the adapter does not need it.
+    from ._requirements import framework_import_error
+
     raise framework_import_error(
         _missing,
         adapter="agents_testing.adapters.openai_agents",

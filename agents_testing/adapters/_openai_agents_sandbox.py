@@ -50,8 +50,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, cast
 
-from ._requirements import framework_import_error
-
 try:
     from agents.editor import ApplyPatchOperation
     from agents.run_config import SandboxArchiveLimits
@@ -66,6 +64,9 @@ try:
     from agents.sandbox.snapshot import NoopSnapshot
     from agents.sandbox.types import ExecResult, ExposedPortEndpoint, User
 except ImportError as _missing:  # the import tests hide the framework to reach this
+    # Loaded only here: a successful import of the adapter does not need it.
+    from ._requirements import framework_import_error
+
     raise framework_import_error(
         _missing,
         adapter="agents_testing.adapters.openai_agents",

@@ -21,11 +21,12 @@ import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Coroutine, Iterator, Mapping
 from typing import Any, TypeVar
 
-from ._requirements import framework_import_error
-
 try:
     import httpx
 except ImportError as _missing:  # the import tests hide httpx to reach this
+    # Loaded only here: a successful import of the adapter does not need it.
+    from ._requirements import framework_import_error
+
     raise framework_import_error(
         _missing, adapter="agents_testing.adapters.httpx", requirement="httpx>=0.27", extra="httpx"
     ) from _missing

@@ -54,8 +54,6 @@ from datetime import datetime, timezone
 from itertools import chain
 from typing import Any, cast
 
-from ._requirements import framework_import_error
-
 try:
     from pydantic_ai.messages import (
         ModelMessage,
@@ -76,6 +74,9 @@ try:
     from pydantic_ai.tools import RunContext
     from pydantic_ai.usage import RequestUsage
 except ImportError as _missing:  # the import tests hide the framework to reach this
+    # Loaded only here: a successful import of the adapter does not need it.
+    from ._requirements import framework_import_error
+
     raise framework_import_error(
         _missing,
         adapter="agents_testing.adapters.pydantic_ai",
@@ -540,8 +541,8 @@ def _arguments(item: Mapping[str, Any]) -> str:
 def _request_usage(
     input_tokens: int | None,
     output_tokens: int | None,
-    input_details: Iterable[Mapping[str, Any]] | None,
-    output_details: Iterable[Mapping[str, Any]] | None,
+    input_details: Mapping[str, Any] | Iterable[Mapping[str, Any]] | None,
+    output_details: Mapping[str, Any] | Iterable[Mapping[str, Any]] | None,
 ) -> RequestUsage:
     details = _summed_details(input_details)
     # OpenAI's cached_tokens is pydantic-ai's cache_read_tokens; every other integer detail
@@ -557,8 +558,13 @@ def _request_usage(
     )
 
 
-def _summed_details(entries: Iterable[Mapping[str, Any]] | None) -> dict[str, int]:
-    # The core keeps one details mapping per request; pydantic-ai wants their sum.
+def _summed_details(
+    entries: Mapping[str, Any] | Iterable[Mapping[str, Any]] | None,
+) -> dict[str, int]:
+    # The core keeps one details mapping per request; pydantic-ai wants their sum. A
+    # hand-written response_done may hold a single mapping, as Usage() accepts.
+    if isinstance(entries, Mapping):
+        entries = [cast("Mapping[str, Any]", entries)]
     summed: dict[str, int] = {}
     for entry in entries or ():
         for key, value in entry.items():

@@ -13,7 +13,7 @@ import inspect
 import sys
 import threading
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any, cast
@@ -85,7 +85,9 @@ class ToolLoop:
         messages: list[BaseMessage] = [HumanMessage(prompt)]
         while True:
             if stream:
-                reply: AIMessage = aggregate([chunk async for chunk in chat.astream(messages)])
+                # bind_tools types its stream as AIMessage; a streamed part is an AIMessageChunk.
+                chunks = [cast(AIMessageChunk, chunk) async for chunk in chat.astream(messages)]
+                reply: AIMessage = aggregate(chunks)
             else:
                 reply = await chat.ainvoke(messages)
             messages.append(reply)
@@ -160,7 +162,12 @@ def test_batch_serves_one_step_per_input() -> None:
 
     # batch runs the calls on worker threads, so which input got which step is not fixed.
     assert sorted(reply.content for reply in replies) == ["answer 0", "answer 1", "answer 2"]
-    assert sorted(call.request.input[0]["content"] for call in model.calls) == ["a", "b", "c"]
+    inputs = [call.request.input for call in model.calls]
+    assert sorted(messages[0]["content"] for messages in inputs if isinstance(messages, list)) == [
+        "a",
+        "b",
+        "c",
+    ]
     model.assert_complete()
 
 
@@ -221,7 +228,11 @@ def test_closing_a_sync_stream_early_closes_the_scripted_source() -> None:
         finally:
             closed.append(True)
 
-    stream = langchain_chat_model(ScriptedModel([model_stream(events())])).stream("hi")
+    # Typed as an Iterator by LangChain; it is a generator, which has close().
+    stream = cast(
+        Generator[AIMessageChunk, None, None],
+        langchain_chat_model(ScriptedModel([model_stream(events())])).stream("hi"),
+    )
 
     assert next(stream).content == "one"
     stream.close()
@@ -395,11 +406,13 @@ class StartMetadata(BaseCallbackHandler):
 
     def __init__(self) -> None:
         self.metadata: list[dict[str, Any]] = []
+        self.invocation_params: list[dict[str, Any]] = []
 
     def on_chat_model_start(
         self, serialized: dict[str, Any], messages: list[list[BaseMessage]], **kwargs: Any
     ) -> None:
         self.metadata.append(kwargs["metadata"])
+        self.invocation_params.append(kwargs["invocation_params"])
 
 
 def test_tracing_params_name_the_adapter_and_the_calls_settings() -> None:
@@ -454,6 +467,23 @@ def test_tracing_params_take_only_the_settings_langchain_would(kwargs: dict[str,
     assert params == {"ls_provider": "agents_testing", **fallback}
 
 
+def test_callbacks_get_the_invocation_params_the_base_class_gives() -> None:
+    model = ScriptedModel([[assistant_message("ok")]])
+    handler = StartMetadata()
+    chat = langchain_chat_model(model)
+
+    chat.bind_tools([get_weather], tool_choice="auto").invoke(
+        "hi", stop=["END"], config={"callbacks": [handler]}
+    )
+
+    tools = model.calls[0].request.tools
+    assert handler.invocation_params == [
+        {"_type": "agents-testing-scripted", "stop": ["END"], "tools": tools, "tool_choice": "auto"}
+    ]
+    base = BaseChatModel._get_invocation_params  # pyright: ignore[reportPrivateUsage]
+    assert handler.invocation_params[0] == base(chat, stop=["END"], tools=tools, tool_choice="auto")
+
+
 def test_structured_output_goes_through_bind_tools() -> None:
     class Weather(BaseModel):
         city: str
@@ -501,6 +531,24 @@ def test_usage_and_ids_reach_the_message() -> None:
     assert reply.usage_metadata == EXPECTED_USAGE
     assert reply.response_metadata["response_id"] == "resp_1"
     assert reply.response_metadata["request_id"] == "req_1"
+
+
+def test_a_hand_written_usage_may_hold_single_details_mappings() -> None:
+    # As Usage() accepts them: one mapping, not a list of one per request.
+    response = {
+        "output": [assistant_message("Sunny.")],
+        "usage": {
+            "input_tokens": 12,
+            "output_tokens": 3,
+            "input_tokens_details": {"cached_tokens": 4},
+            "output_tokens_details": {"reasoning_tokens": 1},
+        },
+    }
+    model = ScriptedModel([model_stream([{"type": "response_done", "response": response}])])
+
+    chunks = list(langchain_chat_model(model).stream("hi"))
+
+    assert [chunk.usage_metadata for chunk in chunks if chunk.usage_metadata] == [EXPECTED_USAGE]
 
 
 async def test_streamed_usage_and_ids_arrive_on_the_last_chunk() -> None:
@@ -899,7 +947,7 @@ async def test_langgraph_react_agent_streams_messages() -> None:
         async for chunk, _ in agent.astream(
             {"messages": [HumanMessage(PROMPT)]}, stream_mode="messages"
         )
-        if isinstance(chunk, AIMessageChunk) and chunk.content
+        if isinstance(chunk, AIMessageChunk) and isinstance(chunk.content, str) and chunk.content
     ]
 
     assert "".join(tokens) == ANSWER
@@ -1095,7 +1143,7 @@ def test_a_message_changed_in_place_between_calls_is_recorded_as_it_was_at_each_
         else:
             asked.tool_calls[0]["args"] = {"m": 2, "n": 1}
             messages[0].content = "Be verbose."
-            messages[3].tool_call_id = "c2"
+            cast(ToolMessage, messages[3]).tool_call_id = "c2"
         messages.append(HumanMessage(f"and now {change}?"))
 
     assert [exact(call.request) for call in model.calls] == expected
@@ -1208,16 +1256,15 @@ def test_every_call_records_what_a_fresh_conversion_of_its_messages_gives(
             elif kind == "tool":
                 tools[0]["function"]["v"] = value
             elif kind == "append":
-                messages.append(
-                    {
-                        "human": lambda: HumanMessage("more"),
-                        "ai": lambda: AIMessage(
-                            "", tool_calls=[{"name": "f", "args": {"a": 1}, "id": "c2"}]
-                        ),
-                        "tool": lambda: ToolMessage("ok", tool_call_id="c2"),
-                        "system": lambda: SystemMessage("later"),
-                    }[value]()
-                )
+                makers: dict[str, Callable[[], BaseMessage]] = {
+                    "human": lambda: HumanMessage("more"),
+                    "ai": lambda: AIMessage(
+                        "", tool_calls=[{"name": "f", "args": {"a": 1}, "id": "c2"}]
+                    ),
+                    "tool": lambda: ToolMessage("ok", tool_call_id="c2"),
+                    "system": lambda: SystemMessage("later"),
+                }
+                messages.append(makers[value]())
         send_and_expect(chat, messages, tools, expected)
     # Every record, earlier ones included, still holds what was sent at its call.
     assert [exact(call.request) for call in model.calls] == expected

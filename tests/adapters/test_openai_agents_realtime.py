@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -972,37 +973,94 @@ async def test_emitting_without_a_running_event_loop_raises() -> None:
     await asyncio.to_thread(emit_from_a_thread)
 
 
+def connect_now(transport: ScriptedRealtimeTransport) -> None:
+    """Connect and raise the connect's error here: its awaitable never suspends."""
+    for _ in transport.connect({}).__await__():
+        pass
+
+
+THREAD_CALLS: dict[str, Callable[[ScriptedRealtimeTransport], object]] = {
+    "emit": lambda transport: transport.emit("turn_started"),
+    "close": lambda transport: transport.close(),
+    "disconnect": lambda transport: transport.disconnect(ConnectionResetError("dropped")),
+    "connect": connect_now,
+}
+
+
 @pytest.mark.parametrize("with_loop", [False, True], ids=["plain-thread", "thread-with-a-loop"])
-async def test_a_connected_model_refuses_an_event_emitted_from_another_thread(
-    with_loop: bool,
+@pytest.mark.parametrize("operation", list(THREAD_CALLS))
+async def test_a_connected_model_refuses_what_notifies_listeners_from_another_thread(
+    operation: str, with_loop: bool
 ) -> None:
     # The session's listeners and the delivery task live on the test's loop: queueing from a
-    # worker thread would race the delivery task, or start one on the worker's own loop.
+    # worker thread would race the delivery task, or start one on the worker's own loop. The
+    # refusal comes before anything changes, names the call made, and says how to hand it over.
     transport = ScriptedRealtimeTransport()
+    earlier: list[tuple[str, object]] = []  # a listener registered before the model's
+    for event in ("connection_change", "turn_started", "error"):
+        transport.on(event, lambda *args, event=event: earlier.append((event, args)))
     model, listener = await connected_model(transport)
+    if operation == "connect":
+        await model.close()  # connect is refused while disconnected too: the loop still runs
+        await asyncio.sleep(0)
+    earlier.clear()
+    listener.events.clear()
+    status, calls = transport.status, transport.calls
+    call = THREAD_CALLS[operation]
 
-    async def emit_on_own_loop() -> None:
-        transport.emit("turn_started")
+    async def on_its_own_loop() -> None:
+        call(transport)
 
     def work() -> None:
         if with_loop:
-            asyncio.run(emit_on_own_loop())
+            asyncio.run(on_its_own_loop())
         else:
-            transport.emit("turn_started")
+            call(transport)
 
     with pytest.raises(RealtimeThreadError) as raised:
         await asyncio.to_thread(work)
 
-    assert raised.value.operation == "emit"
+    assert raised.value.operation == operation
     message = str(raised.value)
-    assert "openai-agents realtime session (operation='emit'); nothing was emitted" in message
-    assert "loop.call_soon_threadsafe(transport.emit, ...)" in message
-    # Handed to the loop as the message says, the next event is delivered, and it is the
-    # first one the session gets.
+    assert message.startswith(f"ScriptedRealtimeTransport.{operation}() was called from a thread")
+    assert f"connected openai-agents realtime model (operation={operation!r})" in message
+    assert f"loop.call_soon_threadsafe(transport.{operation}, ...)" in message
+    await asyncio.sleep(0)  # a delivery the worker had queued would run here
+    assert (transport.status, transport.calls) == (status, calls)
+    assert earlier == []
+    assert listener.events == []
+    # Handed to the loop as the message says, the call goes through.
     loop = asyncio.get_running_loop()
-    await asyncio.to_thread(loop.call_soon_threadsafe, transport.emit, "turn_done")
-    assert await listener.wait_for(1) == [RealtimeModelTurnEndedEvent()]
+    await asyncio.to_thread(loop.call_soon_threadsafe, call, transport)
+    await asyncio.sleep(0)
+    assert earlier != []
+    if operation == "emit":
+        assert await listener.wait_for(1) == [RealtimeModelTurnStartedEvent()]
+    else:
+        expected = "connected" if operation == "connect" else "disconnected"
+        assert transport.status == expected
     await model.close()
+
+
+async def test_a_model_whose_loop_has_finished_binds_no_thread() -> None:
+    # A loop that no longer runs belongs to no thread: a later test loop may drive the
+    # transport after a model connected and closed on another one.
+    transport = ScriptedRealtimeTransport()
+
+    async def connect_and_close() -> None:
+        model = openai_agents_realtime_model(transport)
+        await model.connect({})
+        await model.close()
+
+    await asyncio.to_thread(asyncio.run, connect_and_close())
+    seen: list[object] = []
+    transport.on("connection_change", seen.append)
+
+    transport.disconnect()
+    connect_now(transport)
+    transport.close()
+
+    assert seen == ["connecting", "connected", "disconnected"]
 
 
 # -- the session's view -----------------------------------------------------------------

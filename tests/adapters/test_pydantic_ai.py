@@ -11,8 +11,8 @@ import dataclasses
 import subprocess
 import sys
 import textwrap
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Callable
+from typing import Any, cast
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -222,7 +222,7 @@ async def test_model_retry_from_a_tool_reaches_the_next_call_as_its_output() -> 
 
     assert (await agent.run(PROMPT)).output == ANSWER
 
-    second_input = model.calls[1].request.input
+    second_input = cast_list(model.calls[1].request.input)
     [retried] = [item for item in second_input if item["type"] == "function_call_output"]
     assert retried["call_id"] == "call_1"
     assert "Unknown city, try a real one." in retried["output"]
@@ -323,7 +323,7 @@ async def test_unusable_output_is_retried_with_a_user_message_and_no_extra_syste
     assert (await agent.run(PROMPT)).output == Forecast(city="Tokyo", sky="sunny")
 
     # pydantic-ai words the feedback differently across versions; its place and role are stable.
-    [prompt, answer, feedback] = model.calls[1].request.input
+    [prompt, answer, feedback] = cast_list(model.calls[1].request.input)
     assert prompt == {"type": "message", "role": "user", "content": PROMPT}
     assert answer == assistant_message("Sunny, I think.")
     assert (feedback["type"], feedback["role"]) == ("message", "user")
@@ -442,6 +442,23 @@ async def test_stream_events_show_the_tool_call_part_and_text_deltas() -> None:
     assert text_start.part == TextPart(content="It is ")
     assert isinstance(text_delta, PartDeltaEvent)
     assert text_delta.delta == TextPartDelta(content_delta="sunny.")
+
+
+async def test_a_hand_written_usage_may_hold_single_details_mappings() -> None:
+    # As Usage() accepts them: one mapping, not a list of one per request.
+    response = done_payload([assistant_message(ANSWER)])
+    response["usage"] = {
+        "input_tokens": 9,
+        "output_tokens": 2,
+        "input_tokens_details": {"cached_tokens": 4},
+        "output_tokens_details": {"reasoning_tokens": 1},
+    }
+    model = ScriptedModel([model_stream([{"type": "response_done", "response": response}])])
+
+    _, _, usage = await run_agent(weather_agent(model), PROMPT, stream=True)
+
+    assert (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens) == (9, 2, 4)
+    assert usage.details == {"reasoning_tokens": 1}
 
 
 async def test_exact_stream_may_carry_only_response_done() -> None:
@@ -764,14 +781,19 @@ async def test_a_message_changed_in_place_is_recorded_as_it_was_at_each_call() -
         elif change == 1:
             call.args = {"m": 2, "n": 1}  # the same keys in another order
             returned.outcome = "failed"
-            messages[0].parts[0].content = "Be verbose."
+            system = messages[0].parts[0]
+            assert isinstance(system, SystemPromptPart)
+            system.content = "Be verbose."
         elif change == 2:
-            messages[1].parts[1] = ThinkingPart("Check.")  # an equal part, another object
+            # An equal part, another object, in the same (typed read-only) parts list.
+            cast_list(messages[1].parts)[1] = ThinkingPart("Check.")
         else:
             user = messages[0].parts[1]
             assert isinstance(user, UserPromptPart)
             cast_list(user.content).append("Later.")
-            messages[2].parts.append(ToolReturnPart("get_weather", "rain", tool_call_id="c2"))
+            cast_list(messages[2].parts).append(
+                ToolReturnPart("get_weather", "rain", tool_call_id="c2")
+            )
         messages.append(PydanticModelResponse(parts=[TextPart(f"answer {change}")]))
 
     recorded = [call.request for call in model.calls]
@@ -874,15 +896,17 @@ async def test_a_part_moved_or_a_message_of_another_kind_is_converted_again() ->
         await send(adapter, messages)
         if change == 0:
             # The same parts in the same order, but the tool return now sits in a response.
-            response.parts.insert(0, request.parts.pop())
+            cast_list(response.parts).insert(0, cast_list(request.parts).pop())
         else:
             # The same parts list, in a request instead of a response.
-            messages[1] = PydanticModelRequest(parts=response.parts)
+            # Response parts in a request, on purpose: the adapter must not care.
+            messages[1] = PydanticModelRequest(parts=response.parts)  # type: ignore[arg-type]
 
     assert [exact(call.request) for call in model.calls] == expected
-    assert model.calls[0].request.input[1]["type"] == "function_call_output"
-    assert model.calls[1].request.input[1] is returned
-    assert model.calls[2].request.input[2] == TextPart("So.")
+    first, second, third = (cast_list(call.request.input) for call in model.calls)
+    assert first[1]["type"] == "function_call_output"
+    assert second[1] is returned
+    assert third[2] == TextPart("So.")
 
 
 async def test_a_part_that_is_not_plain_data_is_converted_on_every_call() -> None:
@@ -897,7 +921,7 @@ async def test_a_part_that_is_not_plain_data_is_converted_on_every_call() -> Non
     messages.append(PydanticModelResponse(parts=[TextPart("A cat.")]))
     await send(adapter, messages)
 
-    first, second = (call.request.input for call in model.calls)
+    first, second = (cast_list(call.request.input) for call in model.calls)
     assert first[0]["content"][0] == {"type": "input_text", "text": "Look:"}
     assert second[0]["content"] == [{"type": "input_text", "text": "Look again:"}, image]
     assert second[1] == assistant_message("A cat.")
@@ -926,7 +950,7 @@ async def test_a_part_of_the_callers_own_making_is_kept_on_every_call() -> None:
     messages.append(PydanticModelRequest(parts=[UserPromptPart("More.")]))
     await send(adapter, messages)
 
-    first, second = (call.request.input for call in model.calls)
+    first, second = (cast_list(call.request.input) for call in model.calls)
     assert first[1] is marker
     assert first[2] is note
     assert second[1:3] == [marker, note]
@@ -959,9 +983,9 @@ def apply_edit(messages: list[ModelMessage], kind: str, value: Any) -> None:
     calls = [part for part in parts if isinstance(part, ToolCallPart)]
     returns = [part for part in parts if isinstance(part, ToolReturnPart)]
     if kind == "args" and calls and isinstance(calls[0].args, dict):
-        calls[0].args["a"] = value
+        cast("dict[str, Any]", calls[0].args)["a"] = value
     elif kind == "reorder" and calls and isinstance(calls[-1].args, dict) and calls[-1].args:
-        args = calls[-1].args
+        args = cast("dict[str, Any]", calls[-1].args)
         first = next(iter(args))
         args[first] = args.pop(first)
     elif kind == "content":
@@ -979,18 +1003,17 @@ def apply_edit(messages: list[ModelMessage], kind: str, value: Any) -> None:
     elif kind == "drop" and len(messages) > 1:
         del messages[value % len(messages)]
     elif kind == "append":
-        messages.append(
-            {
-                "user": lambda: PydanticModelRequest(parts=[UserPromptPart("more")]),
-                "text": lambda: PydanticModelResponse(parts=[TextPart("so")]),
-                "call": lambda: PydanticModelResponse(
-                    parts=[ToolCallPart("f", {"a": 1}, tool_call_id="c2")]
-                ),
-                "return": lambda: PydanticModelRequest(
-                    parts=[ToolReturnPart("f", "ok", tool_call_id="c2")]
-                ),
-            }[value]()
-        )
+        makers: dict[str, Callable[[], ModelMessage]] = {
+            "user": lambda: PydanticModelRequest(parts=[UserPromptPart("more")]),
+            "text": lambda: PydanticModelResponse(parts=[TextPart("so")]),
+            "call": lambda: PydanticModelResponse(
+                parts=[ToolCallPart("f", {"a": 1}, tool_call_id="c2")]
+            ),
+            "return": lambda: PydanticModelRequest(
+                parts=[ToolReturnPart("f", "ok", tool_call_id="c2")]
+            ),
+        }
+        messages.append(makers[value]())
 
 
 def copy_part(part: Any) -> Any:

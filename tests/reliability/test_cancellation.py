@@ -195,7 +195,7 @@ def cancel_after(make: Callable[[], Case], iterations: int) -> bool:
             await asyncio.sleep(0)
         finished = task.done()
         task.cancel()
-        (outcome,) = await asyncio.gather(task, return_exceptions=True)
+        outcome = (await asyncio.gather(task, return_exceptions=True))[0]
         if not finished:
             assert isinstance(outcome, asyncio.CancelledError), outcome
         await pause()

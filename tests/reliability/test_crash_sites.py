@@ -325,13 +325,13 @@ def test_emit_refuses_an_event_name_that_is_not_a_string() -> None:
     with pytest.raises(
         TypeError, match=r"\.emit\(\) event must be an event name \(str\), got dict"
     ):
-        transport.emit({}, 1)
+        transport.emit({}, 1)  # type: ignore[arg-type]
 
 
 def test_invoke_refuses_a_method_name_that_is_not_a_string() -> None:
     session = scripted_sandbox_session([{"method": "exec", "result": 1}])
     with pytest.raises(TypeError, match=r"invoke\(\) method must be the method's name as a str"):
-        session.invoke(["exec"])
+        session.invoke(["exec"])  # type: ignore[arg-type]
     assert session.calls == ()
 
 
@@ -457,7 +457,7 @@ async def test_cancelling_an_async_responder_call_before_it_starts_closes_its_co
     session = scripted_sandbox_session([{"method": "exec", "respond": respond}])
     task = asyncio.ensure_future(session.exec("pwd"))
     task.cancel()
-    (outcome,) = await asyncio.gather(task, return_exceptions=True)
+    outcome = (await asyncio.gather(task, return_exceptions=True))[0]
     assert isinstance(outcome, asyncio.CancelledError)
     # Closed when the cancellation was thrown in, not left for the garbage collector (which
     # may finalize the coroutine first and warn that it was never awaited).

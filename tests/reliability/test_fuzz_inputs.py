@@ -12,6 +12,7 @@ scripted, or raises a ``TypeError``/``ValueError`` whose message names the argum
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import given
@@ -57,7 +58,7 @@ USAGE_FIELDS = (
     "output_tokens_details",
     "request_usage_entries",
 )
-STEP_BUILDERS = {
+STEP_BUILDERS: dict[str, Callable[..., Any]] = {
     "model_response": model_response,
     "model_error": model_error,
     "model_responder": model_responder,

@@ -21,6 +21,7 @@ from agents_testing import (
     InvalidScriptedModelStepError,
     ModelRequest,
     RealtimeCallMatcherError,
+    RealtimeTransportMethod,
     SandboxCallMatcherError,
     ScriptedModel,
     ScriptedRealtimeTransport,
@@ -33,6 +34,7 @@ from agents_testing import (
     model_stream,
     scripted_sandbox_session,
 )
+from agents_testing.realtime import SendEventCall
 
 
 class Boom(Exception):
@@ -281,7 +283,12 @@ class SandboxMachine(RuleBasedStateMachine):
 
 # -- scripted realtime transport -------------------------------------------------------------
 
-REALTIME_METHODS = ("send_event", "mute", "interrupt", "request_response")
+REALTIME_METHODS: tuple[RealtimeTransportMethod, ...] = (
+    "send_event",
+    "mute",
+    "interrupt",
+    "request_response",
+)
 
 
 class RealtimeMachine(RuleBasedStateMachine):
@@ -291,10 +298,11 @@ class RealtimeMachine(RuleBasedStateMachine):
         super().__init__()
         self.loop = asyncio.new_event_loop()
         self.transport = ScriptedRealtimeTransport()
-        self.unclaimed: deque[tuple[int, str]] = deque()  # calls made before an expectation
-        self.waiting: deque[tuple[str, bool, asyncio.Future[Any]]] = deque()
-        self.failures: dict[str, int] = {}
-        self.calls: list[str] = []
+        # calls made before an expectation
+        self.unclaimed: deque[tuple[int, RealtimeTransportMethod]] = deque()
+        self.waiting: deque[tuple[RealtimeTransportMethod, bool, asyncio.Future[Any]]] = deque()
+        self.failures: dict[RealtimeTransportMethod, int] = {}
+        self.calls: list[RealtimeTransportMethod] = []
         self.violation = False
 
     def teardown(self) -> None:
@@ -302,7 +310,7 @@ class RealtimeMachine(RuleBasedStateMachine):
             future.cancel()
         self.loop.close()
 
-    def _call(self, method: str) -> None:
+    def _call(self, method: RealtimeTransportMethod) -> None:
         transport = self.transport
         if method == "send_event":
             transport.send_event({"n": len(self.calls) - 1})  # its own index
@@ -314,7 +322,7 @@ class RealtimeMachine(RuleBasedStateMachine):
             transport.request_response(None)
 
     @rule(method=st.sampled_from(REALTIME_METHODS))
-    def call(self, method: str) -> None:
+    def call(self, method: RealtimeTransportMethod) -> None:
         index = len(self.calls)
         self.calls.append(method)
         failure = self.failures.get(method, 0) > 0
@@ -346,7 +354,7 @@ class RealtimeMachine(RuleBasedStateMachine):
         assert future.done()  # settled either way: with the call, or with the error
 
     @rule(method=st.sampled_from(REALTIME_METHODS), accept=st.booleans())
-    def expect(self, method: str, accept: bool) -> None:
+    def expect(self, method: RealtimeTransportMethod, accept: bool) -> None:
         async def register() -> asyncio.Future[Any]:
             return self.transport.expect_call(method, lambda call: accept)
 
@@ -366,19 +374,23 @@ class RealtimeMachine(RuleBasedStateMachine):
             self.waiting.append((method, accept, future))
 
     @rule(method=st.sampled_from(REALTIME_METHODS))
-    def fail_next(self, method: str) -> None:
+    def fail_next(self, method: RealtimeTransportMethod) -> None:
         self.transport.fail_next_call(method, Boom(method))
         self.failures[method] = self.failures.get(method, 0) + 1
 
     @rule()
     def reads_are_detached(self) -> None:
-        events = [call for call in self.transport.calls if call.method == "send_event"]
+        events = [call for call in self.transport.calls if isinstance(call, SendEventCall)]
         if not events:
             return
         first = events[0]
-        first.event["n"] = "mutated"  # type: ignore[union-attr, index]
-        again = next(call for call in self.transport.calls if call.index == first.index)
-        assert again.event == {"n": first.index}  # type: ignore[union-attr]
+        first.event["n"] = "mutated"  # type: ignore[index]  # a read-only Mapping, on purpose
+        again = next(
+            call
+            for call in self.transport.calls
+            if isinstance(call, SendEventCall) and call.index == first.index
+        )
+        assert again.event == {"n": first.index}
 
     @invariant()
     def records_every_call_in_order(self) -> None:

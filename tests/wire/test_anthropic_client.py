@@ -11,7 +11,7 @@ pytest.importorskip("httpx")  # the transport adapter's own dependency
 try:  # anthropic >= 2 is built on the httpx2 fork and accepts only its clients
     import httpx2 as httpx_for_anthropic
 except ImportError:
-    import httpx as httpx_for_anthropic
+    import httpx as httpx_for_anthropic  # type: ignore[no-redef]  # anthropic < 2
 
 from agents_testing import (  # noqa: E402 - after the skips above
     ScriptedHTTPError,

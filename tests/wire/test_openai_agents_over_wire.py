@@ -18,6 +18,8 @@ from agents import (  # noqa: E402
     OpenAIResponsesModel,
     RunConfig,
     Runner,
+    RunResult,
+    RunResultStreaming,
     function_tool,
 )
 
@@ -61,6 +63,7 @@ async def test_runner_tool_workflow_over_the_wire(stream: bool) -> None:
 
     async with ScriptedServer(model) as server:
         agent = weather_agent(server)
+        result: RunResult | RunResultStreaming
         if stream:
             result = Runner.run_streamed(agent, "Weather in Tokyo?", run_config=config)
             async for _ in result.stream_events():
