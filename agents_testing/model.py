@@ -274,6 +274,10 @@ def _check_request(request: object) -> None:
             f"ScriptedModel expects a ModelRequest, got {type(request).__name__}; "
             "use an adapter from agents_testing.adapters to plug it into a framework."
         )
+    # Checked on every call: the plain types adapters build pass at once, while anything else
+    # goes through the checks below, which name the field at fault.
+    if _has_plain_fields(request):
+        return
     checks: list[tuple[str, object, bool]] = [
         ("input must be a str or a list of items", request.input, _is_str_or_list(request.input)),
         (
@@ -296,6 +300,25 @@ def _check_request(request: object) -> None:
                 f"ScriptedModel got a ModelRequest whose {problem}, got {type(value).__name__}; "
                 "build the request with the field types ModelRequest declares."
             )
+
+
+def _has_plain_fields(request: ModelRequest) -> bool:
+    """Return whether every field ``_check_request`` checks has a plain type it accepts."""
+    return (
+        type(request.input) in _STR_OR_LIST
+        and type(request.model_settings) is dict
+        and type(request.tools) in _LIST_OR_TUPLE
+        and type(request.handoffs) in _LIST_OR_TUPLE
+        and type(request.extra) is dict
+        and type(request.system_instructions) in _STR_OR_NONE
+        and type(request.previous_response_id) in _STR_OR_NONE
+        and type(request.conversation_id) in _STR_OR_NONE
+    )
+
+
+_STR_OR_LIST: frozenset[type] = frozenset({str, list})
+_STR_OR_NONE: frozenset[type] = frozenset({str, type(None)})
+_LIST_OR_TUPLE: frozenset[type] = frozenset({list, tuple})
 
 
 def _is_str_or_list(value: object) -> bool:

@@ -1039,7 +1039,13 @@ class ScriptedRealtimeTransport(_ExpectsCalls, CompletionContext):
         if self._active_runs:
             bound: asyncio.AbstractEventLoop | None = self._active_runs[0].loop
         elif self._expectations:
-            bound = self._expectations[0].future.get_loop()
+            oldest = self._expectations[0].future
+            bound = oldest.get_loop()
+            if oldest.done():
+                # Only a pending expectation binds: a withdrawn one (its future done) is
+                # skipped by the call. The copy is one C call, safe from this thread.
+                pending = [e for e in tuple(self._expectations) if not e.future.done()]
+                bound = pending[0].future.get_loop() if pending else None
         else:
             bound = None
         notified = self._listener_loops.values() if notifies else ()

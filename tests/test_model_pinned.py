@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+from collections import deque
 from collections.abc import Generator
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -721,6 +723,34 @@ async def test_a_request_field_of_the_wrong_type_is_named_with_the_fix(
     assert str(info.value) == f"ScriptedModel got a ModelRequest whose {problem}; {FIX_REQUEST}"
     assert model.calls == ()
     assert model.remaining_steps == 1
+
+
+class Text(str):
+    """A str subclass, as a framework's own string type may be."""
+
+
+async def test_a_request_of_other_valid_field_types_is_served() -> None:
+    # Any mapping, any non-text iterable and str subclasses are valid, not just the plain
+    # dict, list and str adapters build.
+    model = ScriptedModel([[]])
+    request = ModelRequest(
+        input=Text("hi"),
+        model_settings=MappingProxyType({"temperature": 0.5}),
+        tools=deque(["lookup"]),
+        handoffs=range(0),
+        extra=MappingProxyType({}),
+        system_instructions=Text("Be brief."),
+        previous_response_id=Text("resp_1"),
+        conversation_id=Text("conv_1"),
+    )
+
+    await model.get_response(request)
+
+    recorded = model.calls[0].request
+    assert recorded.input == "hi"
+    assert dict(recorded.model_settings) == {"temperature": 0.5}
+    assert list(recorded.tools) == ["lookup"]
+    assert recorded.system_instructions == "Be brief."
 
 
 async def test_a_call_with_something_other_than_a_request_points_at_the_adapters() -> None:

@@ -1092,6 +1092,38 @@ def test_with_no_run_or_expectation_any_thread_may_record_calls() -> None:
     assert sorted(event["n"] for event in events) == [0, 1, 2, 3]
 
 
+@pytest.mark.parametrize("how", ["cancel", "set_result"])
+async def test_a_withdrawn_expectation_binds_no_thread(how: str) -> None:
+    # Its future is done, so the call would not settle it: as with no expectation at all,
+    # a worker thread may record the call, which stays unconsumed.
+    transport = ScriptedRealtimeTransport()
+    withdrawn: asyncio.Future[Any] = transport.expect_call("interrupt")
+    if how == "cancel":
+        withdrawn.cancel()
+    else:
+        withdrawn.set_result(None)
+
+    await asyncio.to_thread(transport.interrupt)
+
+    assert [call.method for call in transport.calls] == ["interrupt"]
+    assert (await transport.expect_call("interrupt")).index == 0
+    transport.assert_complete()
+
+
+async def test_a_pending_expectation_behind_a_withdrawn_one_still_binds_the_loop() -> None:
+    transport = ScriptedRealtimeTransport()
+    transport.expect_call("close").cancel()
+    pending = transport.expect_call("interrupt")
+
+    error = await raised_by(asyncio.to_thread(transport.interrupt))
+
+    check_thread_error(error, "interrupt")
+    assert transport.calls == ()
+    assert not pending.done()
+    transport.interrupt()
+    assert (await pending).index == 0
+
+
 async def test_an_emit_from_another_thread_fails_the_run_and_calls_no_listener() -> None:
     transport = ScriptedRealtimeTransport()
     heard: list[object] = []

@@ -530,6 +530,25 @@ async def test_model_records_a_shared_item_mutated_between_calls_as_it_was_at_ea
     assert inputs[2][1] == {"role": "user", "content": "more"}
 
 
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        pytest.param([{"name": "lookup"}], [], id="emptied"),
+        pytest.param([], [{"name": "lookup"}], id="filled"),
+        pytest.param([], (), id="list-to-tuple"),
+    ],
+)
+async def test_model_records_each_call_s_tools_as_they_were_sent(before: Any, after: Any) -> None:
+    # An empty field may reuse the previous call's record only if that is empty and alike.
+    model = ScriptedModel([[assistant_message("ok")]] * 2)
+    await model.get_response(ModelRequest(input="hi", tools=before))
+    await model.get_response(ModelRequest(input="hi", tools=after))
+
+    recorded = [stored_value(call, "request").tools for call in model.calls]
+
+    assert_same_snapshot(recorded, [before, after])
+
+
 async def test_reading_a_shared_record_hands_out_an_unshared_copy() -> None:
     model = ScriptedModel([[assistant_message("ok")]] * 2)
     conversation: list[Any] = [{"role": "user", "content": "hi"}]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import array
 import asyncio
+import ctypes
 import sys
 import threading
 from collections import OrderedDict
@@ -162,6 +163,27 @@ def test_snapshot_keeps_shared_references_shared() -> None:
     assert copied["a"] is not shared
 
 
+@pytest.mark.parametrize(
+    "make",
+    [
+        pytest.param(lambda: {"k": [1]}, id="dict"),
+        pytest.param(lambda: [1], id="list"),
+        pytest.param(lambda: ([1],), id="tuple"),
+        pytest.param(lambda: {1}, id="set"),
+        pytest.param(lambda: bytearray(b"a"), id="bytearray"),
+        pytest.param(lambda: memoryview(b"a"), id="memoryview"),
+    ],
+)
+def test_every_kind_of_container_met_twice_is_copied_once(make: Callable[[], Any]) -> None:
+    shared = make()
+
+    copied = snapshot([shared, {"again": shared}])
+
+    assert copied[0] is copied[1]["again"]
+    assert copied[0] is not shared
+    assert type(copied[0]) is type(shared)
+
+
 def test_separate_snapshots_do_not_share_copies() -> None:
     value = {"k": [1]}
 
@@ -221,6 +243,40 @@ def test_snapshot_keeps_memoryview_format_and_shape() -> None:
     assert (copied.format, copied.shape) == ("i", (2, 3))
     # typeshed types tolist() as a flat list[int]; a 2-D view gives nested lists.
     assert copied.tolist() == [[1, 2, 3], [4, 5, 6]]  # type: ignore[comparison-overlap]
+
+
+@pytest.mark.parametrize(
+    "exporter",
+    [
+        pytest.param((ctypes.c_int * 3)(1, 2, 3), id="explicit-byte-order"),
+        pytest.param((ctypes.c_byte * 0 * 3)(), id="zero-in-shape"),
+    ],
+)
+def test_a_view_whose_layout_cast_cannot_rebuild_keeps_its_bytes_as_unsigned_bytes(
+    exporter: object,
+) -> None:
+    view = memoryview(exporter)  # type: ignore[arg-type]  # ctypes arrays export buffers
+
+    copied = snapshot(view)
+
+    assert (copied.format, copied.ndim, copied.tobytes()) == ("B", 1, view.tobytes())
+
+
+@pytest.mark.parametrize(
+    ("view", "layout"),
+    [
+        pytest.param(memoryview(array.array("i", [1, 2, 3])), ("i", (3,)), id="1d-ints"),
+        pytest.param(memoryview(b"ab").cast("b"), ("b", (2,)), id="1d-signed-bytes"),
+        pytest.param(memoryview(b"abcdef").cast("B", (2, 3)), ("B", (2, 3)), id="2d-bytes"),
+    ],
+)
+def test_snapshot_keeps_the_format_or_the_shape_of_a_view_that_differs_in_one(
+    view: memoryview, layout: tuple[str, tuple[int, ...]]
+) -> None:
+    copied = snapshot(view)
+
+    assert (copied.format, copied.shape) == layout
+    assert copied.tolist() == view.tolist()
 
 
 @pytest.mark.parametrize("view_first", [True, False], ids=["view-first", "buffer-first"])

@@ -71,7 +71,6 @@ try:
     from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
     from langchain_core.runnables import Runnable
     from langchain_core.utils.function_calling import convert_to_openai_tool
-    from pydantic import PrivateAttr
 except ImportError as _missing:  # the import tests hide the framework to reach this
     # Loaded only here: a successful import of the adapter does not need it.
     from ._requirements import framework_import_error
@@ -133,12 +132,23 @@ class ScriptedChatModel(BaseChatModel, defer_build=True):
     scripted_model: ScriptedModel
     """The core double every call records into and takes its step from."""
 
-    _history: _Conversion | None = PrivateAttr(default=None)
-    """The last recorded call's conversion, whose unchanged messages the next call reuses."""
+    @functools.cached_property
+    def _state(self) -> _ChatState:
+        # Cached in the instance's __dict__, as BaseChatModel caches _serialized: read on every
+        # call, where a pydantic private attribute costs two failed lookups per read.
+        return _ChatState()
 
     @property
     def _llm_type(self) -> str:
         return "agents-testing-scripted"
+
+    def _get_invocation_params(
+        self, stop: list[str] | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        """Return the parameters LangChain reports to callbacks for a call."""
+        # What the base class returns, without its detour through the deprecated dict(), whose
+        # warning suppression costs more than the rest of this on every call.
+        return {**self._identifying_params, "_type": self._llm_type, "stop": stop, **kwargs}
 
     def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
         """Return the tracing parameters LangChain adds to every call's metadata."""
@@ -163,7 +173,7 @@ class ScriptedChatModel(BaseChatModel, defer_build=True):
         memo[id(self.scripted_model)] = self.scripted_model
         # The copy starts without history: it would only hold copies of the messages, which
         # no later call sends again.
-        memo[id(self._history)] = None
+        memo[id(self._state)] = _ChatState()
         return super().__deepcopy__(memo)
 
     def bind_tools(
@@ -220,7 +230,7 @@ class ScriptedChatModel(BaseChatModel, defer_build=True):
         tools = list(settings.pop("tools", None) or ())
         if stop is not None:
             settings["stop"] = stop
-        conversion = _convert(messages, tools, self._history, self.scripted_model)
+        conversion = _convert(messages, tools, self._state.history, self.scripted_model)
         system = conversion.system
         request = ModelRequest(
             input=conversion.items,
@@ -241,7 +251,7 @@ class ScriptedChatModel(BaseChatModel, defer_build=True):
         ):
             conversion.recorded = items
             conversion.recorded_tools = tools
-            self._history = conversion
+            self._state.history = conversion
 
     def _remember_stream(self, conversion: _Conversion, call_index: int) -> None:
         read = self.scripted_model._read_call  # pyright: ignore[reportPrivateUsage]
@@ -309,6 +319,16 @@ class ScriptedChatModel(BaseChatModel, defer_build=True):
 
 
 # -- requests ---------------------------------------------------------------------------
+
+
+class _ChatState:
+    """What one chat model keeps between its calls."""
+
+    __slots__ = ("history",)
+
+    def __init__(self) -> None:
+        self.history: _Conversion | None = None
+        """The last recorded call's conversion, whose unchanged messages the next call reuses."""
 
 
 class _Conversion:

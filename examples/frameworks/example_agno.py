@@ -72,6 +72,7 @@ def test_tool_workflow_sends_the_tool_result_back() -> None:
     }
     assert first.request.tools[0]["name"] == "get_weather"
     assert first.request.tools[0]["parameters"]["required"] == ["city"]
+    assert isinstance(second.request.input, list)  # a list of items, not a plain prompt
     call, output = second.request.input[-2:]
     assert (call["type"], call["call_id"], call["arguments"]) == (
         "function_call",

@@ -75,6 +75,7 @@ def test_tool_workflow_sends_the_tool_result_back() -> None:
     assert first.request.system_instructions == "Report the weather."
     assert first.request.tools[0]["function"]["name"] == "get_weather"
     assert first.request.model_settings["stream"] is False
+    assert isinstance(second.request.input, list)  # a list of items, not a plain prompt
     call, output = second.request.input[-2:]
     # Haystack re-serializes the arguments it parsed, with json.dumps's default spacing.
     assert (call["type"], call["call_id"], call["arguments"]) == (

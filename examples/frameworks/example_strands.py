@@ -60,6 +60,7 @@ def test_tool_workflow_sends_the_tool_result_back() -> None:
     first, second = model.calls
     assert first.request.system_instructions == "Report the weather."
     assert first.request.tools[0]["function"]["name"] == "get_weather"
+    assert isinstance(second.request.input, list)  # a list of items, not a plain prompt
     assert second.request.input[-2]["type"] == "function_call"
     assert second.request.input[-2]["call_id"] == "call_1"
     tool_output = second.request.input[-1]

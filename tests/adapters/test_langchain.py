@@ -406,11 +406,13 @@ class StartMetadata(BaseCallbackHandler):
 
     def __init__(self) -> None:
         self.metadata: list[dict[str, Any]] = []
+        self.invocation_params: list[dict[str, Any]] = []
 
     def on_chat_model_start(
         self, serialized: dict[str, Any], messages: list[list[BaseMessage]], **kwargs: Any
     ) -> None:
         self.metadata.append(kwargs["metadata"])
+        self.invocation_params.append(kwargs["invocation_params"])
 
 
 def test_tracing_params_name_the_adapter_and_the_calls_settings() -> None:
@@ -463,6 +465,23 @@ def test_tracing_params_take_only_the_settings_langchain_would(kwargs: dict[str,
     fallback = BaseChatModel._get_ls_params(chat, stop=stop, **kwargs)  # pyright: ignore[reportPrivateUsage]
     assert fallback.pop("ls_provider") == "scriptedchatmodel"
     assert params == {"ls_provider": "agents_testing", **fallback}
+
+
+def test_callbacks_get_the_invocation_params_the_base_class_gives() -> None:
+    model = ScriptedModel([[assistant_message("ok")]])
+    handler = StartMetadata()
+    chat = langchain_chat_model(model)
+
+    chat.bind_tools([get_weather], tool_choice="auto").invoke(
+        "hi", stop=["END"], config={"callbacks": [handler]}
+    )
+
+    tools = model.calls[0].request.tools
+    assert handler.invocation_params == [
+        {"_type": "agents-testing-scripted", "stop": ["END"], "tools": tools, "tool_choice": "auto"}
+    ]
+    base = BaseChatModel._get_invocation_params  # pyright: ignore[reportPrivateUsage]
+    assert handler.invocation_params[0] == base(chat, stop=["END"], tools=tools, tool_choice="auto")
 
 
 def test_structured_output_goes_through_bind_tools() -> None:
