@@ -21,7 +21,8 @@ Requests:
   other bound or call keyword arguments (``tool_choice``, ``stop``, ...); ``extra["messages"]``
   holds the LangChain messages as they were sent.
 
-Responses: assistant text becomes ``AIMessage.content``, ``function_call`` items become
+Responses: assistant text becomes ``AIMessage.content`` (a ``refusal`` content part becomes a
+standard refusal block; other parts are refused), ``function_call`` items become
 ``tool_calls`` (arguments parsed; unparseable ones become ``invalid_tool_calls``), ``Usage``
 becomes ``usage_metadata`` and the response's ids go in ``response_metadata``. A ``reasoning``
 item becomes LangChain's standard reasoning content blocks (``{"type": "reasoning",
@@ -596,7 +597,7 @@ def _chat_result(response: ModelResponse, call_index: int) -> ChatResult:
     for index, entry in enumerate(response.output):
         item = _output_item(entry, call_index, index)
         if _is_assistant_message(item):
-            pieces.extend(_output_texts(item))
+            pieces.extend(_message_pieces(item, call_index, index))
         elif item.get("type") == "reasoning":
             pieces.extend(_reasoning_blocks(item, call_index, index))
         else:  # a function_call: _output_item refused anything else
@@ -797,24 +798,55 @@ def _response_metadata(response_id: str | None, request_id: str | None) -> dict[
     return metadata
 
 
-def _mappings(items: Any) -> Iterator[Mapping[str, Any]]:
-    if isinstance(items, list):
-        listed: list[Any] = items  # pyright: ignore[reportUnknownVariableType]
-        for item in listed:
-            if isinstance(item, Mapping):
-                yield cast("Mapping[str, Any]", item)
-
-
 def _is_assistant_message(item: Mapping[str, Any]) -> bool:
     return item.get("type") == "message" and item.get("role") == "assistant"
 
 
-def _output_texts(item: Mapping[str, Any]) -> Iterator[str]:
-    # The same parts the core's automatic stream turns into text deltas, so a streamed and
-    # a plain call of one script give the same text.
-    for part in _mappings(item.get("content")):
-        if part.get("type") == "output_text" and isinstance(part.get("text"), str):
-            yield part["text"]
+def _message_pieces(
+    item: Mapping[str, Any], call_index: int, index: int
+) -> list[str | dict[str, Any]]:
+    """Return an assistant message's texts, and its refusals as standard refusal blocks.
+
+    ``output_text`` parts are the texts the core's automatic stream sends as deltas, so a
+    streamed and a plain call of one script give the same text; a string ``content`` is the
+    text itself. A part of any other kind is refused: left out, it would vanish unnoticed.
+    """
+    content: object = item.get("content")
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, (list, tuple)):
+        raise _unreadable_message(call_index, index, f"its content is a {type(content).__name__}")
+    pieces: list[str | dict[str, Any]] = []
+    for position, entry in enumerate(cast("Sequence[object]", content)):
+        part: Mapping[str, Any] = (
+            cast("Mapping[str, Any]", entry) if isinstance(entry, Mapping) else {}
+        )
+        kind = part.get("type")
+        if kind == "output_text" and isinstance(part.get("text"), str):
+            pieces.append(part["text"])
+        elif kind == "refusal" and isinstance(part.get("refusal"), str):
+            pieces.append({"type": "refusal", "refusal": part["refusal"]})
+        else:
+            what = f"a {kind!r} part" if isinstance(kind, str) else "a part without a type"
+            raise _unreadable_message(
+                call_index, index, f"content part #{position + 1} is {what} or lacks its text"
+            )
+    return pieces
+
+
+def _unreadable_message(
+    call_index: int, index: int, problem: str
+) -> InvalidScriptedModelOutputError:
+    return InvalidScriptedModelOutputError(
+        call_index,
+        index,
+        "message",
+        f"{problem}; an assistant message's content is a string or a list of "
+        '{"type": "output_text", "text": ...} and {"type": "refusal", "refusal": ...} parts.',
+        "LangChain",
+    )
 
 
 # -- streaming --------------------------------------------------------------------------
@@ -925,22 +957,28 @@ class _ChunkTranslator:
             _output_item(entry, self._call_index, index)
             for index, entry in enumerate(cast("Sequence[object]", response["output"]))
         ]
-        # Reasoning not streamed yet, and the text if no delta carried it, in output order.
+        # Reasoning not streamed yet, refusals (no delta carries one), and the text if no
+        # delta carried it, in output order.
         send_text = not self._sent_text
-        text: list[str] = []
+        pieces: list[str | ChatGenerationChunk] = []
         for index, item in enumerate(output):
             if _is_assistant_message(item):
-                if send_text:
-                    text.extend(_output_texts(item))
+                for part in _message_pieces(item, self._call_index, index):
+                    if not isinstance(part, str):
+                        pieces.append(_chunk(AIMessageChunk(content=[part])))
+                    elif send_text:
+                        pieces.append(part)
             elif item.get("type") == "reasoning" and index not in self._led:
-                if "".join(text):
-                    self._sent_text = True
-                    yield _chunk(AIMessageChunk(content="".join(text)))
-                text = []
-                yield self._reasoning(item, index)
-        if "".join(text):
-            self._sent_text = True
-            yield _chunk(AIMessageChunk(content="".join(text)))
+                pieces.append(self._reasoning(item, index))
+        text: list[str] = []
+        for pending in pieces:
+            if isinstance(pending, str):
+                text.append(pending)
+                continue
+            yield from self._text_chunk(text)
+            text = []
+            yield pending
+        yield from self._text_chunk(text)
         if not self._sent_tool_calls:
             calls = [item for item in output if item.get("type") == "function_call"]
             for index, item in enumerate(calls):
@@ -964,6 +1002,11 @@ class _ChunkTranslator:
                 ),
             )
         )
+
+    def _text_chunk(self, text: list[str]) -> Iterator[ChatGenerationChunk]:
+        if "".join(text):
+            self._sent_text = True
+            yield _chunk(AIMessageChunk(content="".join(text)))
 
     def _reasoning(self, item: Mapping[str, Any], index: int) -> ChatGenerationChunk:
         blocks = _reasoning_blocks(item, self._call_index, index)

@@ -1089,6 +1089,94 @@ async def test_langgraph_streamed_messages_carry_the_reasoning_chunk() -> None:
     model.assert_complete()
 
 
+# -- assistant message content ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke", "stream", "astream"])
+async def test_a_string_message_content_is_the_text(mode: str) -> None:
+    message = {"type": "message", "role": "assistant", "content": ANSWER}
+    model = ScriptedModel([[message]])
+
+    reply_message = await reply(langchain_chat_model(model), mode)
+
+    assert reply_message.text == ANSWER
+    model.assert_complete()
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke", "stream", "astream"])
+async def test_a_refusal_part_becomes_a_standard_refusal_block(mode: str) -> None:
+    message = {
+        "type": "message",
+        "role": "assistant",
+        "content": [
+            {"type": "output_text", "text": "Sorry."},
+            {"type": "refusal", "refusal": "I cannot help with that."},
+        ],
+    }
+    model = ScriptedModel([[message]])
+
+    reply_message = await reply(langchain_chat_model(model), mode)
+
+    blocks = [block for block in reply_message.content_blocks if block["type"] == "refusal"]
+    assert blocks == [{"type": "refusal", "refusal": "I cannot help with that."}]
+    assert reply_message.text == "Sorry."
+    model.assert_complete()
+
+
+async def test_a_plain_call_keeps_text_and_refusal_parts_in_their_order() -> None:
+    parts = [
+        {"type": "output_text", "text": "a"},
+        {"type": "refusal", "refusal": "no"},
+        {"type": "output_text", "text": "b"},
+    ]
+    message = {"type": "message", "role": "assistant", "content": parts}
+    reply_message = await langchain_chat_model(ScriptedModel([[message]])).ainvoke("hi")
+
+    assert reply_message.content == [
+        {"type": "text", "text": "a"},
+        {"type": "refusal", "refusal": "no"},
+        {"type": "text", "text": "b"},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ({"type": "output_text", "text": "hi"}, "its content is a dict"),
+        ([{"type": "output_text", "text": 3}], "content part #1 is a 'output_text' part"),
+        ([{"type": "input_image", "image_url": "x"}], "content part #1 is a 'input_image' part"),
+        ([{"type": "output_text", "text": "ok"}, "bare"], "content part #2 is a part without"),
+    ],
+)
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke", "stream", "astream", "response_done"])
+async def test_message_content_langchain_cannot_carry_is_refused_and_recorded(
+    content: Any, problem: str, mode: str
+) -> None:
+    output = [{"type": "message", "role": "assistant", "content": content}]
+    done = {"type": "response_done", "response": {"output": output}}
+    model = ScriptedModel([model_stream([done]) if mode == "response_done" else output])
+
+    with pytest.raises(InvalidScriptedModelOutputError) as raised:
+        await call_once(langchain_chat_model(model), "astream" if mode == "response_done" else mode)
+
+    error = raised.value
+    assert (error.call_index, error.output_index, error.item_type, error.framework) == (
+        0,
+        0,
+        "message",
+        "LangChain",
+    )
+    assert error.reason.startswith(problem)
+    assert error.reason.endswith(
+        "an assistant message's content is a string or a list of "
+        '{"type": "output_text", "text": ...} and {"type": "refusal", "refusal": ...} parts.'
+    )
+    assert "Fix the item in the script" in str(error)
+    with pytest.raises(InvalidScriptedModelOutputError) as again:
+        model.assert_complete()
+    assert again.value.reason == error.reason
+
+
 # -- the chat model object --------------------------------------------------------------
 
 
