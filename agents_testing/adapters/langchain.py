@@ -550,9 +550,11 @@ def _reasoning_items(content: str | list[str | dict[Any, Any]]) -> list[Any]:
             if block_id is not None:
                 item["id"] = block_id
             item["summary"] = []
-            extras = block.get("extras")
+            extras: object = block.get("extras")
             if isinstance(extras, dict):
-                item.update(snapshot(cast("dict[str, Any]", extras)))
+                # Never over the fields the item is made of (a hand-built block may hold any).
+                fields = snapshot(cast("dict[str, Any]", extras))
+                item.update((key, value) for key, value in fields.items() if key not in item)
             items.append(item)
             joined = block_id if block_id is not None else None
         text = block.get("reasoning")

@@ -1177,6 +1177,115 @@ async def test_message_content_langchain_cannot_carry_is_refused_and_recorded(
     assert again.value.reason == error.reason
 
 
+def scripted_parts(part_type: str, text_key: str) -> st.SearchStrategy[Any]:
+    """Content or summary lists as a hand-written script may have them, right or wrong."""
+    json = st.none() | st.integers() | st.text(max_size=4)
+    part = st.fixed_dictionaries(
+        {},
+        optional={"type": st.sampled_from([part_type, "refusal", "other"]) | json, text_key: json},
+    )
+    return json | st.lists(part | json, max_size=3) | st.tuples(part)
+
+
+def hand_written_items() -> st.SearchStrategy[Any]:
+    """Reasoning items and assistant messages with any shape of parts."""
+    reasoning_item = st.fixed_dictionaries(
+        {"type": st.just("reasoning")},
+        optional={
+            "id": st.none() | st.text(max_size=4) | st.integers(),
+            "summary": scripted_parts("summary_text", "text"),
+            "content": scripted_parts("reasoning_text", "text"),
+            "encrypted_content": st.text(max_size=4),
+        },
+    )
+    message = st.fixed_dictionaries(
+        {"type": st.just("message"), "role": st.just("assistant")},
+        optional={
+            "content": scripted_parts("output_text", "text") | scripted_parts("refusal", "refusal")
+        },
+    )
+    return st.lists(reasoning_item | message, max_size=3)
+
+
+@settings(max_examples=120, deadline=None, database=None)
+@given(hand_written_items(), st.sampled_from(["invoke", "stream", "response_done"]))
+def test_any_reasoning_or_message_content_gives_a_message_or_a_structured_error(
+    output: list[Any], mode: str
+) -> None:
+    done = {"type": "response_done", "response": {"output": output}}
+    model = ScriptedModel([model_stream([done]) if mode == "response_done" else output])
+    chat = langchain_chat_model(model)
+    refused: InvalidScriptedModelOutputError | None = None
+    try:
+        message = chat.invoke("hi") if mode == "invoke" else aggregate(list(chat.stream("hi")))
+    except InvalidScriptedModelOutputError as error:
+        refused = error
+    if refused is not None:
+        assert (refused.call_index, refused.framework) == (0, "LangChain")
+        assert refused.item_type in ("reasoning", "message")
+        with pytest.raises(InvalidScriptedModelOutputError):
+            model.assert_complete()
+        return
+    assert isinstance(message.text, str)
+    assert all(
+        block["type"] in ("text", "reasoning", "refusal") for block in message.content_blocks
+    )
+    model.assert_complete()
+
+
+def test_a_hand_built_reasoning_block_cannot_overwrite_the_recorded_item() -> None:
+    block = {
+        "type": "reasoning",
+        "id": "rs_1",
+        "reasoning": "Think.",
+        "extras": {"summary": 3, "type": "other", "id": "rs_2", "status": "completed"},
+    }
+    model = ScriptedModel([[assistant_message(ANSWER)]])
+
+    langchain_chat_model(model).invoke([HumanMessage("hi"), AIMessage(content=[block])])
+
+    assert model.calls[0].request.input[1] == {
+        **reasoning("Think.", id="rs_1"),
+        "status": "completed",
+    }
+
+
+sent_blocks = st.lists(
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["reasoning", "text", "refusal"])},
+        optional={
+            "reasoning": st.none() | st.integers() | st.text(max_size=3),
+            "id": st.none() | st.integers() | st.text(max_size=3),
+            "summary": st.none() | st.lists(st.integers(), max_size=2),
+            "text": st.text(max_size=3),
+            "extras": st.none()
+            | st.integers()
+            | st.dictionaries(
+                st.sampled_from(["type", "id", "summary", "status", "x"]),
+                st.none() | st.integers() | st.text(max_size=3),
+                max_size=3,
+            ),
+        },
+    )
+    | st.text(max_size=3),
+    max_size=4,
+)
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(sent_blocks)
+def test_any_content_an_ai_message_sends_back_is_recorded(content: list[Any]) -> None:
+    model = ScriptedModel([[assistant_message(ANSWER)]])
+
+    langchain_chat_model(model).invoke([HumanMessage("hi"), AIMessage(content=content)])
+
+    items = model.calls[0].request.input
+    assert isinstance(items, list)
+    assert [item["type"] for item in items][:1] == ["message"]
+    assert all(isinstance(item["type"], str) for item in items)
+    model.assert_complete()
+
+
 # -- the chat model object --------------------------------------------------------------
 
 
