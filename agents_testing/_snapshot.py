@@ -9,10 +9,11 @@ caller passed. A memo keeps shared references and cycles shared inside one snaps
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 from typing import Any, TypeVar
 
-__all__ = ["snapshot"]
+__all__ = ["instance_copy", "snapshot"]
 
 T = TypeVar("T")
 
@@ -48,6 +49,24 @@ def snapshot(value: T, name: str = "value") -> T:
         if error is None:
             raise  # the caller's own stack was already nearly exhausted
         raise error from None
+
+
+def instance_copy(value: T) -> tuple[T, bool]:
+    """Return a deep copy of an object a snapshot keeps by identity, and whether it is a copy.
+
+    For the arguments a double records as sent rather than by identity (a sandbox manifest).
+    Atoms and containers come back as they are (``snapshot`` copies containers); an object
+    whose deep copy fails (one holding a lock, an open file or a socket) comes back as the
+    very same object, so recording it never fails.
+    """
+    kind: Any = type(value)
+    if kind in _ATOMIC or kind in _CONTAINERS:
+        return value, False
+    try:
+        copied = copy.deepcopy(value)
+    except Exception:  # whatever the object's own __deepcopy__ or __reduce__ raised
+        return value, False
+    return copied, copied is not value
 
 
 def _copy(value: Any, memo: dict[int, Any]) -> Any:

@@ -9,8 +9,11 @@ matcher and the responder all happen when the method is called, before the calle
 They return a coroutine object that raises or returns the decided outcome when awaited.
 
 Recorded arguments are snapshots: dicts, lists, tuples, sets and byte buffers are copied,
-other objects (a manifest object of ``apply_manifest`` too) are kept by identity, so recording a
-call never fails on an argument that cannot be copied.
+other objects are kept by identity. The manifest of ``apply_manifest`` (its first positional
+argument, or its ``manifest`` keyword) is the exception, as in the reference: an object is
+deep-copied when the call is made and again on every read, so the record shows the manifest as
+it was sent. A manifest whose deep copy fails is kept by identity, so recording a call never
+fails on an argument that cannot be copied.
 
 Typing: scripted methods are set on each session at run time, so type checkers read any
 attribute of a :class:`ScriptedSandboxSession` other than ``calls``, ``remaining_steps`` and
@@ -32,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict, TypeVar, c
 from . import _describe
 from ._completion import CompletionContext
 from ._records import detach_on_read
-from ._snapshot import snapshot
+from ._snapshot import instance_copy, snapshot
 from .errors import (
     InvalidScriptedSandboxStepError,
     SandboxCallMatcherError,
@@ -329,10 +332,15 @@ class ScriptedSandboxSession(CompletionContext):
     ) -> tuple[SandboxCall, _Step]:
         """Record a call and take the head step, together."""
         args, kwargs = snapshot(args, f"{method}() args"), snapshot(kwargs, f"{method}() kwargs")
+        copied: tuple[int | str, ...] = ()
+        if method == _MANIFEST_METHOD:
+            args, kwargs, copied = _copy_manifest(args, kwargs)
         # Frameworks call sync methods from worker threads: the index and the head step must
         # be handed out together, once. The copies above stay outside the lock.
         with self._lock:
             call = SandboxCall(len(self._calls), method, args, kwargs)
+            if copied:
+                call.__dict__[_COPIED] = copied
             self._calls.append(call)
             # The head step is used up even when it belongs to another method, as the
             # reference does.
@@ -516,4 +524,51 @@ def _summary(call: SandboxCall) -> str:
     return _describe.call(call.method, call.args, call.kwargs)
 
 
-detach_on_read(SandboxCall, ("args", "kwargs"))
+# The method whose manifest argument is recorded as sent, and the record's private note of
+# where a copy of it sits (a position in ``args`` or a key of ``kwargs``).
+_MANIFEST_METHOD = "apply_manifest"
+_MANIFEST_KEYWORD = "manifest"
+_COPIED = "_copied_manifest"
+
+
+def _copy_manifest(
+    args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[tuple[Any, ...], dict[str, Any], tuple[int | str, ...]]:
+    """Deep-copy an ``apply_manifest`` call's manifest object, wherever it was passed.
+
+    The snapshot keeps class instances by identity; a manifest is one, and the reference
+    records a clone of it, so that a workflow, matcher or responder that edits the manifest
+    after the call cannot change what the test reads. A plain-data manifest was already
+    copied by the snapshot; one that cannot be deep-copied stays the caller's object.
+    """
+    copied: list[int | str] = []
+    if args:
+        manifest, is_copy = instance_copy(args[0])
+        if is_copy:
+            args = (manifest, *args[1:])
+            copied.append(0)
+    if _MANIFEST_KEYWORD in kwargs:
+        manifest, is_copy = instance_copy(kwargs[_MANIFEST_KEYWORD])
+        if is_copy:
+            kwargs[_MANIFEST_KEYWORD] = manifest  # the snapshot's own dict: not the caller's
+            copied.append(_MANIFEST_KEYWORD)
+    return args, kwargs, tuple(copied)
+
+
+def _detach_args(record: object, stored: tuple[Any, ...]) -> tuple[Any, ...]:
+    args = snapshot(stored)
+    if 0 in record.__dict__.get(_COPIED, ()):
+        # A fresh copy of the recorded manifest on every read, as the reference clones it.
+        args = (instance_copy(args[0])[0], *args[1:])
+    return args
+
+
+def _detach_kwargs(record: object, stored: dict[str, Any]) -> dict[str, Any]:
+    kwargs = snapshot(stored)
+    if _MANIFEST_KEYWORD in record.__dict__.get(_COPIED, ()):
+        kwargs[_MANIFEST_KEYWORD] = instance_copy(kwargs[_MANIFEST_KEYWORD])[0]
+    return kwargs
+
+
+detach_on_read(SandboxCall, ("args",), _detach_args)
+detach_on_read(SandboxCall, ("kwargs",), _detach_kwargs)

@@ -657,21 +657,101 @@ class Uncopyable:
         raise TypeError("cannot pickle '_thread.lock' object")
 
 
-async def test_apply_manifest_instance_is_recorded_by_identity_like_other_arguments() -> None:
-    # SPEC §1: one snapshot rule for every argument; a deep copy could fail after the step
-    # was taken and leave the call unrecorded.
+async def test_apply_manifest_records_the_manifest_as_sent_when_the_workflow_edits_it() -> None:
+    manifest = Manifest({"a.txt": "hello"})
+    session = scripted_sandbox_session([{"method": "apply_manifest", "result": None}])
+    await session.apply_manifest(manifest, "root")
+    manifest.entries["a.txt"] = "changed"
+    manifest.entries["b.txt"] = "added"
+    (call,) = session.calls
+    assert call.args[0].entries == {"a.txt": "hello"}
+    assert call.args[0] is not manifest
+    assert call.args[1] == "root"
+
+
+async def test_apply_manifest_reads_are_detached_copies_of_the_record() -> None:
+    session = scripted_sandbox_session([{"method": "apply_manifest", "result": None}])
+    await session.apply_manifest(Manifest({"a.txt": "hello"}))
+    (call,) = session.calls
+    first, second = call.args[0], call.args[0]
+    assert first is not second
+    first.entries["a.txt"] = "changed"
+    assert call.args[0].entries == {"a.txt": "hello"}
+
+
+async def test_apply_manifest_matcher_editing_its_argument_leaves_the_record() -> None:
+    def edit(manifest: Manifest) -> None:
+        manifest.entries["a.txt"] = "changed by the matcher"
+
+    session = scripted_sandbox_session([{"method": "apply_manifest", "match": edit, "result": 1}])
+    manifest = Manifest({"a.txt": "hello"})
+    assert await session.apply_manifest(manifest) == 1
+    assert session.calls[0].args[0].entries == {"a.txt": "hello"}
+    assert manifest.entries == {"a.txt": "hello"}
+
+
+async def test_apply_manifest_responder_editing_the_call_leaves_the_record() -> None:
+    def respond(call: SandboxCall) -> str:
+        call.args[0].entries["a.txt"] = "changed by the responder"
+        call.kwargs["manifest"].entries["b.txt"] = "changed by the responder"
+        return "applied"
+
+    session = scripted_sandbox_session([{"method": "apply_manifest", "respond": respond}])
+    first, second = Manifest({"a.txt": "hello"}), Manifest({"b.txt": "hi"})
+    assert await session.apply_manifest(first, manifest=second) == "applied"
+    (call,) = session.calls
+    assert call.args[0].entries == {"a.txt": "hello"}
+    assert call.kwargs["manifest"].entries == {"b.txt": "hi"}
+    assert (first.entries, second.entries) == ({"a.txt": "hello"}, {"b.txt": "hi"})
+
+
+async def test_apply_manifest_keyword_manifest_is_recorded_as_sent() -> None:
+    manifest = Manifest({"a.txt": "hello"})
+    session = scripted_sandbox_session([{"method": "apply_manifest", "result": None}])
+    await session.apply_manifest(manifest=manifest, run_as="root")
+    manifest.entries.clear()
+    (call,) = session.calls
+    assert call.kwargs["manifest"].entries == {"a.txt": "hello"}
+    assert call.kwargs["manifest"] is not call.kwargs["manifest"]
+    assert call.kwargs["run_as"] == "root"
+
+
+async def test_a_pickled_apply_manifest_record_still_reads_detached_copies() -> None:
+    session = scripted_sandbox_session([{"method": "apply_manifest", "result": None}])
+    await session.apply_manifest(Manifest({"a.txt": "hello"}))
+    restored = pickle.loads(pickle.dumps(session.calls[0]))
+    restored.args[0].entries["a.txt"] = "changed"
+    assert restored.args[0].entries == {"a.txt": "hello"}
+    assert restored.args[0] is not restored.args[0]
+
+
+async def test_other_methods_keep_a_manifest_object_by_identity() -> None:
+    # Only apply_manifest records its manifest as sent, as the reference does.
+    manifest = Manifest({"a.txt": "hello"})
+    session = scripted_sandbox_session([{"method": "materialize_entry", "result": None}])
+    await session.materialize_entry(manifest)
+    assert session.calls[0].args[0] is manifest
+
+
+async def test_apply_manifest_keeps_a_manifest_that_cannot_be_copied_by_identity() -> None:
+    # A failed deep copy must not leave the call unrecorded after its step was taken.
     manifest = Uncopyable()
     seen: list[Any] = []
     session = scripted_sandbox_session(
-        [{"method": "apply_manifest", "match": lambda *args: seen.append(args[0]), "result": 1}]
+        [
+            {"method": "apply_manifest", "match": lambda *args: seen.append(args[0]), "result": 1},
+            {"method": "apply_manifest", "result": 2},
+        ]
     )
     assert await session.apply_manifest(manifest, ["root"]) == 1
-    (call,) = session.calls
-    assert call.method == "apply_manifest"
-    assert call.args[0] is manifest
+    assert await session.apply_manifest(manifest=manifest) == 2
+    first, second = session.calls
+    assert first.method == "apply_manifest"
+    assert first.args[0] is manifest
+    assert second.kwargs["manifest"] is manifest
     assert seen == [manifest]
-    assert call.args[1] == ["root"]
-    assert call.args[1] is not session.calls[0].args[1]
+    assert first.args[1] == ["root"]
+    assert first.args[1] is not session.calls[0].args[1]
     session.assert_complete()
 
 

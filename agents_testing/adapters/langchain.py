@@ -21,13 +21,19 @@ Requests:
   other bound or call keyword arguments (``tool_choice``, ``stop``, ...); ``extra["messages"]``
   holds the LangChain messages as they were sent.
 
-Responses: assistant text becomes ``AIMessage.content``, ``function_call`` items become
+Responses: assistant text becomes ``AIMessage.content`` (a ``refusal`` content part becomes a
+standard refusal block; other parts are refused), ``function_call`` items become
 ``tool_calls`` (arguments parsed; unparseable ones become ``invalid_tool_calls``), ``Usage``
-becomes ``usage_metadata`` and the response's ids go in ``response_metadata``. Any other
-output item (reasoning, a user message, an object) is refused with
-``InvalidScriptedModelOutputError``, streamed or not, rather than dropped. Streams become
-``AIMessageChunk``\\ s: text deltas, one ``tool_call_chunks`` entry per call (with the exact
-argument string) and a last chunk with usage and ids.
+becomes ``usage_metadata`` and the response's ids go in ``response_metadata``. A ``reasoning``
+item becomes LangChain's standard reasoning content blocks (``{"type": "reasoning",
+"reasoning": text, "id": ...}``, one per summary or reasoning text part, the item's other
+fields in the first block's ``extras``); ``content`` is then a list of reasoning and text
+blocks in output order instead of a string. Any other output item (a shell call, a user
+message, an object) is refused with ``InvalidScriptedModelOutputError``, streamed or not,
+rather than dropped. Streams become ``AIMessageChunk``\\ s: one chunk of reasoning blocks per
+reasoning item (in a response step's stream, before the text it precedes), text deltas, one
+``tool_call_chunks`` entry per call (with the exact argument string) and a last chunk with
+usage and ids.
 """
 
 from __future__ import annotations
@@ -281,6 +287,14 @@ class ScriptedChatModel(BaseChatModel, defer_build=True):
         ready = events.step_type in _READY_STEPS
         with _ReadyRunner() if ready else _SyncRunner() as runner:
             try:
+                if events.automatic:
+                    # The core has the whole response already: read it first, so reasoning
+                    # that precedes the text streams before it, as a plain call orders it.
+                    buffered = runner.run(_all_events(events))
+                    yield from chunks.lead(buffered)
+                    for event in buffered:
+                        yield from chunks.translate(event)
+                    return
                 while True:
                     try:
                         event = runner.run(_next_event(events))
@@ -308,6 +322,15 @@ class ScriptedChatModel(BaseChatModel, defer_build=True):
         chunks = _ChunkTranslator(self.scripted_model, events.call_index)
         failure: BaseException | None = None
         try:
+            if events.automatic:
+                # As in _stream: reasoning that precedes the text streams before it.
+                buffered = await _all_events(events)
+                for chunk in chunks.lead(buffered):
+                    yield chunk
+                for event in buffered:
+                    for chunk in chunks.translate(event):
+                        yield chunk
+                return
             async for event in events:
                 for chunk in chunks.translate(event):
                     yield chunk
@@ -485,7 +508,7 @@ def _input_items(message: BaseMessage) -> list[Any]:
 
 
 def _assistant_items(message: AIMessage) -> list[Any]:
-    items: list[Any] = []
+    items: list[Any] = _reasoning_items(message.content)
     text = _text(message.content)
     if text:
         items.append(assistant_message(text))
@@ -497,6 +520,46 @@ def _assistant_items(message: AIMessage) -> list[Any]:
         items.append(
             function_call(invalid["name"] or "", invalid["args"] or "", call_id=invalid["id"] or "")
         )
+    return items
+
+
+def _reasoning_items(content: str | list[str | dict[Any, Any]]) -> list[Any]:
+    """Return the reasoning blocks of an ``AIMessage``'s content as ``reasoning`` items.
+
+    The reverse of what a response's reasoning item becomes, so an agent that sends the
+    message back records the reasoning it was given: consecutive standard blocks with the
+    same ``id`` make one item, their texts its summary parts, the first block's ``extras``
+    its other fields. A block already shaped as a Responses item (with a ``summary``) is
+    copied as it is.
+    """
+    if isinstance(content, str):
+        return []
+    items: list[dict[str, Any]] = []
+    joined: object = None  # the id of the last item made from standard blocks, if any
+    for block in content:
+        if not isinstance(block, dict) or block.get("type") != "reasoning":
+            joined = None
+            continue
+        if "summary" in block:
+            items.append(snapshot(block))
+            joined = None
+            continue
+        block_id = block.get("id")
+        if not (items and joined is not None and block_id == joined):
+            item: dict[str, Any] = {"type": "reasoning"}
+            if block_id is not None:
+                item["id"] = block_id
+            item["summary"] = []
+            extras: object = block.get("extras")
+            if isinstance(extras, dict):
+                # Never over the fields the item is made of (a hand-built block may hold any).
+                fields = snapshot(cast("dict[str, Any]", extras))
+                item.update((key, value) for key, value in fields.items() if key not in item)
+            items.append(item)
+            joined = block_id if block_id is not None else None
+        text = block.get("reasoning")
+        if isinstance(text, str):
+            items[-1]["summary"].append({"type": "summary_text", "text": text})
     return items
 
 
@@ -530,13 +593,15 @@ def _text(content: str | list[str | dict[Any, Any]]) -> str:
 
 
 def _chat_result(response: ModelResponse, call_index: int) -> ChatResult:
-    texts: list[str] = []
+    pieces: list[str | dict[str, Any]] = []  # texts and reasoning blocks, in output order
     calls: list[ToolCall] = []
     invalid: list[InvalidToolCall] = []
     for index, entry in enumerate(response.output):
         item = _output_item(entry, call_index, index)
         if _is_assistant_message(item):
-            texts.extend(_output_texts(item))
+            pieces.extend(_message_pieces(item, call_index, index))
+        elif item.get("type") == "reasoning":
+            pieces.extend(_reasoning_blocks(item, call_index, index))
         else:  # a function_call: _output_item refused anything else
             name, call_id = str(item.get("name") or ""), item.get("call_id")
             arguments = _arguments(item)
@@ -564,15 +629,83 @@ def _chat_result(response: ModelResponse, call_index: int) -> ChatResult:
         fields["invalid_tool_calls"] = invalid
     if metadata := _response_metadata(response.response_id, response.request_id):
         fields["response_metadata"] = metadata
-    message = AIMessage(content="".join(texts), **fields)
+    message = AIMessage(content=_content(pieces), **fields)
     return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def _content(pieces: Sequence[str | dict[str, Any]]) -> str | list[str | dict[str, Any]]:
+    """Return texts as one string, or with reasoning as standard blocks in their order."""
+    if all(isinstance(piece, str) for piece in pieces):
+        return "".join(cast("Sequence[str]", pieces))
+    blocks: list[str | dict[str, Any]] = []
+    text: list[str] = []
+    for piece in [*pieces, None]:
+        if isinstance(piece, str):
+            text.append(piece)
+            continue
+        if "".join(text):
+            blocks.append({"type": "text", "text": "".join(text)})
+        text = []
+        if piece is not None:
+            blocks.append(piece)
+    return blocks
+
+
+# A reasoning item's text parts, as the Responses API writes them: the summary, then the raw
+# reasoning text.
+_REASONING_PARTS = (("summary", "summary_text"), ("content", "reasoning_text"))
+
+
+def _reasoning_blocks(item: Mapping[str, Any], call_index: int, index: int) -> list[dict[str, Any]]:
+    """Return a ``reasoning`` item as LangChain's standard reasoning content blocks.
+
+    One block per text part, each carrying the item's ``id``; the item's other fields (its
+    encrypted content, status, provider data) go in the first block's ``extras``, so nothing
+    scripted is left out. An item without text is one block without ``reasoning``.
+    """
+    texts: list[str] = []
+    for key, part_type in _REASONING_PARTS:
+        parts: object = item.get(key)
+        if parts is None:
+            continue
+        listed = cast("Sequence[object]", parts) if isinstance(parts, (list, tuple)) else None
+        if listed is None or not all(_is_text_part(part, part_type) for part in listed):
+            raise InvalidScriptedModelOutputError(
+                call_index,
+                index,
+                "reasoning",
+                f'its "{key}" must be a list of {{"type": "{part_type}", "text": ...}} parts '
+                "with string texts, which become LangChain reasoning blocks.",
+                "LangChain",
+            )
+        texts.extend(cast("Mapping[str, str]", part)["text"] for part in listed)
+    block: dict[str, Any] = {"type": "reasoning"}
+    item_id = item.get("id")
+    if isinstance(item_id, str):
+        block["id"] = item_id
+    blocks = [{**block, "reasoning": text} for text in texts] or [block]
+    extras = {
+        key: snapshot(value)
+        for key, value in item.items()
+        if key not in ("type", "summary", "content") and not (key == "id" and "id" in block)
+    }
+    if extras:
+        blocks[0]["extras"] = extras
+    return blocks
+
+
+def _is_text_part(part: object, part_type: str) -> bool:
+    if not isinstance(part, Mapping):
+        return False
+    fields = cast("Mapping[str, Any]", part)
+    return fields.get("type") == part_type and isinstance(fields.get("text"), str)
 
 
 def _output_item(entry: object, call_index: int, index: int) -> Mapping[str, Any]:
     """Return ``entry`` as an item an ``AIMessage`` can carry, or refuse it.
 
-    An item dropped silently would hide a script written for another framework (a reasoning
-    or shell call item, a LangChain message): the test would pass without what it scripted.
+    An item dropped silently would hide a script written for another framework (a shell
+    call item, a LangChain message): the test would pass without what it scripted.
     """
     if not isinstance(entry, Mapping):
         raise InvalidScriptedModelOutputError(
@@ -585,7 +718,7 @@ def _output_item(entry: object, call_index: int, index: int) -> Mapping[str, Any
         )
     item = cast("Mapping[str, Any]", entry)
     kind: object = item.get("type")
-    if kind == "function_call" or _is_assistant_message(item):
+    if kind in ("function_call", "reasoning") or _is_assistant_message(item):
         return item
     what = f"a {item.get('role')!r} message" if kind == "message" else "such an item"
     raise InvalidScriptedModelOutputError(
@@ -593,7 +726,8 @@ def _output_item(entry: object, call_index: int, index: int) -> Mapping[str, Any
         index,
         kind if isinstance(kind, str) else None,
         f"an AIMessage has no place for {what}; script assistant_message() items for its "
-        "text and function_call() items for its tool calls.",
+        "text, function_call() items for its tool calls and reasoning items for its "
+        "reasoning blocks.",
         "LangChain",
     )
 
@@ -666,24 +800,55 @@ def _response_metadata(response_id: str | None, request_id: str | None) -> dict[
     return metadata
 
 
-def _mappings(items: Any) -> Iterator[Mapping[str, Any]]:
-    if isinstance(items, list):
-        listed: list[Any] = items  # pyright: ignore[reportUnknownVariableType]
-        for item in listed:
-            if isinstance(item, Mapping):
-                yield cast("Mapping[str, Any]", item)
-
-
 def _is_assistant_message(item: Mapping[str, Any]) -> bool:
     return item.get("type") == "message" and item.get("role") == "assistant"
 
 
-def _output_texts(item: Mapping[str, Any]) -> Iterator[str]:
-    # The same parts the core's automatic stream turns into text deltas, so a streamed and
-    # a plain call of one script give the same text.
-    for part in _mappings(item.get("content")):
-        if part.get("type") == "output_text" and isinstance(part.get("text"), str):
-            yield part["text"]
+def _message_pieces(
+    item: Mapping[str, Any], call_index: int, index: int
+) -> list[str | dict[str, Any]]:
+    """Return an assistant message's texts, and its refusals as standard refusal blocks.
+
+    ``output_text`` parts are the texts the core's automatic stream sends as deltas, so a
+    streamed and a plain call of one script give the same text; a string ``content`` is the
+    text itself. A part of any other kind is refused: left out, it would vanish unnoticed.
+    """
+    content: object = item.get("content")
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, (list, tuple)):
+        raise _unreadable_message(call_index, index, f"its content is a {type(content).__name__}")
+    pieces: list[str | dict[str, Any]] = []
+    for position, entry in enumerate(cast("Sequence[object]", content)):
+        part: Mapping[str, Any] = (
+            cast("Mapping[str, Any]", entry) if isinstance(entry, Mapping) else {}
+        )
+        kind = part.get("type")
+        if kind == "output_text" and isinstance(part.get("text"), str):
+            pieces.append(part["text"])
+        elif kind == "refusal" and isinstance(part.get("refusal"), str):
+            pieces.append({"type": "refusal", "refusal": part["refusal"]})
+        else:
+            what = f"a {kind!r} part" if isinstance(kind, str) else "a part without a type"
+            raise _unreadable_message(
+                call_index, index, f"content part #{position + 1} is {what} or lacks its text"
+            )
+    return pieces
+
+
+def _unreadable_message(
+    call_index: int, index: int, problem: str
+) -> InvalidScriptedModelOutputError:
+    return InvalidScriptedModelOutputError(
+        call_index,
+        index,
+        "message",
+        f"{problem}; an assistant message's content is a string or a list of "
+        '{"type": "output_text", "text": ...} and {"type": "refusal", "refusal": ...} parts.',
+        "LangChain",
+    )
 
 
 # -- streaming --------------------------------------------------------------------------
@@ -698,6 +863,35 @@ class _ChunkTranslator:
         self._position = 0
         self._sent_text = False
         self._sent_tool_calls = 0
+        self._led: set[int] = set()  # output indexes of reasoning items lead() streamed
+
+    def lead(self, events: Sequence[Any]) -> list[ChatGenerationChunk]:
+        """Return the chunks of the reasoning that precedes the text of a read-ahead stream.
+
+        ``events`` are a response step's whole stream; its ``response_done`` (always last)
+        holds the output. Reasoning items before the first assistant message stream first,
+        as a plain call puts them first; the rest stream with ``response_done``.
+        """
+        done: object = events[-1] if events else None
+        if not isinstance(done, Mapping):
+            return []
+        try:
+            response = _done_response(cast("Mapping[str, Any]", done).get("response"))
+        except TypeError:
+            return []  # translate() reports it when it reaches the event
+        chunks: list[ChatGenerationChunk] = []
+        try:
+            for index, entry in enumerate(response["output"]):
+                item = _output_item(entry, self._call_index, index)
+                if _is_assistant_message(item):
+                    break
+                if item.get("type") == "reasoning":
+                    chunks.append(self._reasoning(item, index))
+                    self._led.add(index)
+        except InvalidScriptedModelOutputError as error:
+            # LangGraph may catch it: assert_complete() must still report the broken script.
+            raise self._model.record_violation(error) from None
+        return chunks
 
     def translate(self, event: Any) -> list[ChatGenerationChunk]:
         """Return the chunks for one stream event; record an event it cannot read."""
@@ -760,22 +954,33 @@ class _ChunkTranslator:
         # response_done fills in only what the stream did not carry already: text deltas
         # (or raw chunks) are the text, and raw tool-call chunks are the tool calls.
         response = _done_response(scripted)
-        listed: object = response.get("output")
-        entries = cast("list[object]", listed) if isinstance(listed, list) else []
-        # Refused as a plain call refuses them.
+        # Refused as a plain call refuses them; the reader let only a list or a tuple through.
         output = [
-            _output_item(entry, self._call_index, index) for index, entry in enumerate(entries)
+            _output_item(entry, self._call_index, index)
+            for index, entry in enumerate(cast("Sequence[object]", response["output"]))
         ]
-        if not self._sent_text:
-            text = "".join(
-                part
-                for item in output
-                if _is_assistant_message(item)
-                for part in _output_texts(item)
-            )
-            if text:
-                self._sent_text = True
-                yield _chunk(AIMessageChunk(content=text))
+        # Reasoning not streamed yet, refusals (no delta carries one), and the text if no
+        # delta carried it, in output order.
+        send_text = not self._sent_text
+        pieces: list[str | ChatGenerationChunk] = []
+        for index, item in enumerate(output):
+            if _is_assistant_message(item):
+                for part in _message_pieces(item, self._call_index, index):
+                    if not isinstance(part, str):
+                        pieces.append(_chunk(AIMessageChunk(content=[part])))
+                    elif send_text:
+                        pieces.append(part)
+            elif item.get("type") == "reasoning" and index not in self._led:
+                pieces.append(self._reasoning(item, index))
+        text: list[str] = []
+        for pending in pieces:
+            if isinstance(pending, str):
+                text.append(pending)
+                continue
+            yield from self._text_chunk(text)
+            text = []
+            yield pending
+        yield from self._text_chunk(text)
         if not self._sent_tool_calls:
             calls = [item for item in output if item.get("type") == "function_call"]
             for index, item in enumerate(calls):
@@ -800,6 +1005,15 @@ class _ChunkTranslator:
             )
         )
 
+    def _text_chunk(self, text: list[str]) -> Iterator[ChatGenerationChunk]:
+        if "".join(text):
+            self._sent_text = True
+            yield _chunk(AIMessageChunk(content="".join(text)))
+
+    def _reasoning(self, item: Mapping[str, Any], index: int) -> ChatGenerationChunk:
+        blocks = _reasoning_blocks(item, self._call_index, index)
+        return _chunk(AIMessageChunk(content=cast("list[str | dict[Any, Any]]", blocks)))
+
 
 def _call_chunk(item: Mapping[str, Any], index: int) -> ToolCallChunk:
     # The argument string goes out exactly as scripted; LangChain parses the aggregate.
@@ -817,6 +1031,10 @@ def _chunk(message: AIMessageChunk) -> ChatGenerationChunk:
 
 async def _next_event(events: AsyncIterator[Any]) -> Any:
     return await events.__anext__()
+
+
+async def _all_events(events: AsyncIterator[Any]) -> list[Any]:
+    return [event async for event in events]
 
 
 async def _close(events: AsyncIterator[Any], failure: BaseException | None) -> None:

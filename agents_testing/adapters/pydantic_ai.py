@@ -27,7 +27,8 @@ Requests (pydantic-ai messages -> ``ModelRequest.input`` items, in the order sen
 the ``OutputObjectDefinition`` for native or prompted output, ``None`` for text;
 ``extra["messages"]`` and ``extra["model_request_parameters"]`` are pydantic-ai's own.
 
-Responses: an assistant message item -> one ``TextPart`` (its ``output_text`` parts joined),
+Responses: an assistant message item -> one ``TextPart`` (its ``output_text`` parts joined;
+any other content part is refused),
 a ``function_call`` item -> ``ToolCallPart(name, arguments, tool_call_id=call_id)`` with the
 exact argument string; ``Usage`` -> ``RequestUsage``; ``response_id`` ->
 ``provider_response_id``. Streams become text deltas and tool-call parts through the
@@ -47,6 +48,7 @@ from collections.abc import (
     Iterable,
     Iterator,
     Mapping,
+    Sequence,
 )
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -494,7 +496,7 @@ def _response_parts(item: Any, call_index: int, index: int) -> list[ModelRespons
         return [cast("ModelResponsePart", item)]  # already pydantic-ai's own response part
     kind = _kind(item)
     if kind == "message" and _mapping(item).get("role") == "assistant":
-        return [TextPart(content=_message_text(_mapping(item)))]
+        return [TextPart(content=_message_text(_mapping(item), call_index, index))]
     if kind == "function_call":
         call = _mapping(item)
         name = call.get("name")
@@ -517,16 +519,44 @@ def _response_parts(item: Any, call_index: int, index: int) -> list[ModelRespons
     )
 
 
-def _message_text(item: Mapping[str, Any]) -> str:
-    content = item.get("content")
+def _message_text(item: Mapping[str, Any], call_index: int, index: int) -> str:
+    """Return an assistant message's text, refusing content a ``TextPart`` cannot hold.
+
+    The text is its ``output_text`` parts, the same parts the core's automatic stream turns
+    into text deltas, so a streamed and a plain call of one script give the same text; a
+    string ``content`` is the text itself. Any other part (a refusal, which pydantic-ai has no
+    part for) is refused: left out, it would vanish unnoticed.
+    """
+    content: object = item.get("content")
+    if content is None:
+        return ""
     if isinstance(content, str):
         return content
-    # The same parts the core's automatic stream turns into text deltas, so a streamed and
-    # a plain call of one script give the same text.
-    return "".join(
-        part["text"]
-        for part in _mappings(content)
-        if part.get("type") == "output_text" and isinstance(part.get("text"), str)
+    if not isinstance(content, (list, tuple)):
+        raise _unreadable_message(call_index, index, f"its content is a {type(content).__name__}")
+    texts: list[str] = []
+    for position, entry in enumerate(cast("Sequence[object]", content)):
+        part: Mapping[str, Any] = _mapping(entry) if isinstance(entry, Mapping) else {}
+        kind = part.get("type")
+        if kind != "output_text" or not isinstance(part.get("text"), str):
+            what = f"a {kind!r} part" if isinstance(kind, str) else "a part without a type"
+            raise _unreadable_message(
+                call_index, index, f"content part #{position + 1} is {what} or lacks its text"
+            )
+        texts.append(part["text"])
+    return "".join(texts)
+
+
+def _unreadable_message(
+    call_index: int, index: int, problem: str
+) -> InvalidScriptedModelOutputError:
+    return InvalidScriptedModelOutputError(
+        call_index,
+        index,
+        "message",
+        f"{problem}; an assistant message's content for pydantic-ai is a string or a list of "
+        '{"type": "output_text", "text": ...} parts (pydantic-ai has no part for a refusal).',
+        _FRAMEWORK,
     )
 
 
@@ -589,14 +619,6 @@ def _kind(item: Any) -> Any:
 
 def _mapping(item: Any) -> Mapping[str, Any]:
     return cast("Mapping[str, Any]", item)
-
-
-def _mappings(items: Any) -> Iterator[Mapping[str, Any]]:
-    if isinstance(items, list):
-        entries: list[Any] = items  # pyright: ignore[reportUnknownVariableType]
-        for item in entries:
-            if isinstance(item, Mapping):
-                yield _mapping(item)
 
 
 # -- streaming --------------------------------------------------------------------------

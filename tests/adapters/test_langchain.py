@@ -48,6 +48,7 @@ from agents_testing import (
     model_error,
     model_responder,
     model_stream,
+    shell_call,
 )
 from agents_testing.adapters import langchain as langchain_adapter
 from agents_testing.adapters.langchain import ScriptedChatModel, langchain_chat_model
@@ -818,13 +819,10 @@ async def test_a_streamed_output_object_that_is_not_an_item_is_refused_as_a_plai
     assert (again.value.call_index, again.value.output_index) == (0, 1)
 
 
-REASONING = {"type": "reasoning", "summary": [{"type": "summary_text", "text": "think"}]}
-
-
 @pytest.mark.parametrize(
     ("item", "item_type", "what"),
     [
-        (REASONING, "reasoning", "such an item"),
+        (shell_call("ls", call_id="call_1"), "shell_call", "such an item"),
         ({"type": "message", "role": "user", "content": "hi"}, "message", "a 'user' message"),
         ({"role": "assistant", "content": "no type"}, None, "such an item"),
     ],
@@ -851,7 +849,8 @@ async def test_an_item_an_ai_message_cannot_carry_is_refused_not_dropped(
     )
     assert error.reason == (
         f"an AIMessage has no place for {what}; script assistant_message() items for its "
-        "text and function_call() items for its tool calls."
+        "text, function_call() items for its tool calls and reasoning items for its "
+        "reasoning blocks."
     )
     assert str(error).startswith(
         f"ScriptedModel call #1 (call_index=0) output item #2 (output_index=1) of type "
@@ -862,6 +861,429 @@ async def test_an_item_an_ai_message_cannot_carry_is_refused_not_dropped(
     with pytest.raises(InvalidScriptedModelOutputError) as again:
         model.assert_complete()
     assert again.value.item_type == item_type
+
+
+# -- reasoning ----------------------------------------------------------------------------
+
+
+def reasoning(*summary: str, **fields: Any) -> dict[str, Any]:
+    """Build a Responses-shaped reasoning output item with these summary texts."""
+    parts = [{"type": "summary_text", "text": text} for text in summary]
+    return {"type": "reasoning", **fields, "summary": parts}
+
+
+REASONED = [
+    reasoning("Look up the city.", "Then answer.", id="rs_1", encrypted_content="gAAA"),
+    assistant_message(ANSWER),
+]
+REASONING_BLOCKS = [
+    {
+        "type": "reasoning",
+        "id": "rs_1",
+        "reasoning": "Look up the city.",
+        "extras": {"encrypted_content": "gAAA"},
+    },
+    {"type": "reasoning", "id": "rs_1", "reasoning": "Then answer."},
+]
+
+
+async def reply(chat: BaseChatModel, mode: str) -> AIMessage:
+    """Return one call's message: a plain call's, or a streamed call's chunks added up."""
+    if mode == "invoke":
+        return chat.invoke("hi")
+    if mode == "ainvoke":
+        return await chat.ainvoke("hi")
+    if mode == "stream":
+        return aggregate(list(chat.stream("hi")))
+    return aggregate([chunk async for chunk in chat.astream("hi")])
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke", "stream", "astream"])
+async def test_a_reasoning_item_becomes_standard_reasoning_blocks_before_the_text(
+    mode: str,
+) -> None:
+    model = ScriptedModel([REASONED])
+
+    message = await reply(langchain_chat_model(model), mode)
+
+    blocks = [block for block in message.content_blocks if block.get("type") == "reasoning"]
+    assert blocks == REASONING_BLOCKS
+    assert [block["type"] for block in message.content_blocks] == [
+        "reasoning",
+        "reasoning",
+        "text",
+    ]
+    assert message.text == ANSWER
+    model.assert_complete()
+
+
+async def test_a_plain_call_keeps_reasoning_and_text_blocks_in_output_order() -> None:
+    output = [
+        assistant_message("First."),
+        reasoning("Think again."),
+        assistant_message("Second."),
+        function_call("get_weather", {"city": "Tokyo"}, call_id="call_1"),
+    ]
+    message = await langchain_chat_model(ScriptedModel([output])).ainvoke("hi")
+
+    assert message.content == [
+        {"type": "text", "text": "First."},
+        {"type": "reasoning", "reasoning": "Think again."},
+        {"type": "text", "text": "Second."},
+    ]
+    assert [call["id"] for call in message.tool_calls] == ["call_1"]
+
+
+async def test_a_response_without_reasoning_keeps_string_content() -> None:
+    message = await langchain_chat_model(ScriptedModel([[assistant_message(ANSWER)]])).ainvoke("hi")
+    assert message.content == ANSWER
+
+
+async def test_reasoning_text_parts_and_an_item_without_text_become_blocks_too() -> None:
+    raw = {"type": "reasoning", "content": [{"type": "reasoning_text", "text": "raw"}]}
+    bare = {"type": "reasoning", "id": "rs_2", "encrypted_content": "gAAA", "status": None}
+    model = ScriptedModel([[raw, bare, assistant_message("ok")]])
+
+    message = await langchain_chat_model(model).ainvoke("hi")
+
+    assert message.content == [
+        {"type": "reasoning", "reasoning": "raw"},
+        {
+            "type": "reasoning",
+            "id": "rs_2",
+            "extras": {"encrypted_content": "gAAA", "status": None},
+        },
+        {"type": "text", "text": "ok"},
+    ]
+
+
+async def test_a_scripted_stream_streams_reasoning_where_its_response_done_is() -> None:
+    done = {"type": "response_done", "response": {"output": REASONED}}
+    model = ScriptedModel([model_stream([{"type": "output_text_delta", "delta": ANSWER}, done])])
+
+    chunks = [chunk async for chunk in langchain_chat_model(model).astream("hi")]
+
+    assert [chunk.content for chunk in chunks[:2]] == [ANSWER, REASONING_BLOCKS]
+    assert aggregate(chunks).text == ANSWER
+    model.assert_complete()
+
+
+async def test_a_response_done_without_deltas_streams_reasoning_then_text() -> None:
+    done = {"type": "response_done", "response": {"output": tuple(REASONED)}}
+    model = ScriptedModel([model_stream([done])])
+
+    chunks = [chunk async for chunk in langchain_chat_model(model).astream("hi")]
+
+    assert [chunk.content for chunk in chunks[:2]] == [REASONING_BLOCKS, ANSWER]
+
+
+@pytest.mark.parametrize(
+    ("item", "key", "part_type"),
+    [
+        ({"type": "reasoning", "summary": "think"}, "summary", "summary_text"),
+        ({"type": "reasoning", "summary": [{"type": "summary_text"}]}, "summary", "summary_text"),
+        ({"type": "reasoning", "summary": [{"text": "no type"}]}, "summary", "summary_text"),
+        (
+            {"type": "reasoning", "content": [{"type": "text", "text": "x"}]},
+            "content",
+            "reasoning_text",
+        ),
+    ],
+)
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke", "stream", "astream", "response_done"])
+async def test_a_reasoning_item_langchain_cannot_carry_is_refused_and_recorded(
+    item: dict[str, Any], key: str, part_type: str, mode: str
+) -> None:
+    output = [item, assistant_message(ANSWER)]
+    done = {"type": "response_done", "response": {"output": output}}
+    model = ScriptedModel([model_stream([done]) if mode == "response_done" else output])
+    chat = langchain_chat_model(model)
+
+    with pytest.raises(InvalidScriptedModelOutputError) as raised:
+        await call_once(chat, "astream" if mode == "response_done" else mode)
+
+    error = raised.value
+    assert (error.call_index, error.output_index, error.item_type, error.framework) == (
+        0,
+        0,
+        "reasoning",
+        "LangChain",
+    )
+    assert error.reason == (
+        f'its "{key}" must be a list of {{"type": "{part_type}", "text": ...}} parts with '
+        "string texts, which become LangChain reasoning blocks."
+    )
+    assert "Fix the item in the script" in str(error)
+    with pytest.raises(InvalidScriptedModelOutputError) as again:
+        model.assert_complete()
+    assert (again.value.item_type, again.value.reason) == ("reasoning", error.reason)
+
+
+async def test_a_tuple_output_in_response_done_is_read_not_dropped() -> None:
+    done = {"type": "response_done", "response": {"output": (assistant_message(ANSWER),)}}
+    model = ScriptedModel([model_stream([done])])
+
+    chunks = [chunk async for chunk in langchain_chat_model(model).astream("hi")]
+
+    assert aggregate(chunks).content == ANSWER
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_reasoning_sent_back_is_recorded_as_the_reasoning_item(stream: bool) -> None:
+    first = [
+        reasoning("Look up the city.", id="rs_1", encrypted_content="gAAA"),
+        function_call("get_weather", {"city": "Tokyo"}, call_id="call_1"),
+    ]
+    model = ScriptedModel([first, [assistant_message(ANSWER)]])
+
+    answer = await ToolLoop().run(model, PROMPT, stream=stream)
+
+    assert answer == ANSWER
+    second = model.calls[1].request.input
+    assert isinstance(second, list)
+    assert [item["type"] for item in second] == [
+        "message",
+        "reasoning",
+        "function_call",
+        "function_call_output",
+    ]
+    assert second[1] == reasoning("Look up the city.", id="rs_1", encrypted_content="gAAA")
+    model.assert_complete()
+
+
+def test_langgraph_react_agent_carries_reasoning_through_the_tool_loop() -> None:
+    first = [
+        reasoning("Look up the city.", id="rs_1"),
+        function_call("get_weather", {"city": "Tokyo"}, call_id="call_1"),
+    ]
+    model = ScriptedModel([first, REASONED])
+
+    result = react_agent(model).invoke({"messages": [HumanMessage(PROMPT)]})
+
+    messages = result["messages"]
+    assert messages[-1].text == ANSWER
+    assert [block["type"] for block in messages[-1].content_blocks] == [
+        "reasoning",
+        "reasoning",
+        "text",
+    ]
+    assert [block["type"] for block in messages[1].content_blocks] == ["reasoning", "tool_call"]
+    assert model.calls[1].request.input[1] == reasoning("Look up the city.", id="rs_1")
+    model.assert_complete()
+
+
+async def test_langgraph_streamed_messages_carry_the_reasoning_chunk() -> None:
+    model = ScriptedModel([REASONED])
+    agent = react_agent(model)
+
+    chunks = [
+        chunk
+        async for chunk, _ in agent.astream(
+            {"messages": [HumanMessage(PROMPT)]}, stream_mode="messages"
+        )
+        if isinstance(chunk, AIMessageChunk)
+    ]
+
+    assert chunks[0].content == REASONING_BLOCKS
+    assert aggregate(chunks).text == ANSWER
+    model.assert_complete()
+
+
+# -- assistant message content ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke", "stream", "astream"])
+async def test_a_string_message_content_is_the_text(mode: str) -> None:
+    message = {"type": "message", "role": "assistant", "content": ANSWER}
+    model = ScriptedModel([[message]])
+
+    reply_message = await reply(langchain_chat_model(model), mode)
+
+    assert reply_message.text == ANSWER
+    model.assert_complete()
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke", "stream", "astream"])
+async def test_a_refusal_part_becomes_a_standard_refusal_block(mode: str) -> None:
+    message = {
+        "type": "message",
+        "role": "assistant",
+        "content": [
+            {"type": "output_text", "text": "Sorry."},
+            {"type": "refusal", "refusal": "I cannot help with that."},
+        ],
+    }
+    model = ScriptedModel([[message]])
+
+    reply_message = await reply(langchain_chat_model(model), mode)
+
+    blocks = [block for block in reply_message.content_blocks if block["type"] == "refusal"]
+    assert blocks == [{"type": "refusal", "refusal": "I cannot help with that."}]
+    assert reply_message.text == "Sorry."
+    model.assert_complete()
+
+
+async def test_a_plain_call_keeps_text_and_refusal_parts_in_their_order() -> None:
+    parts = [
+        {"type": "output_text", "text": "a"},
+        {"type": "refusal", "refusal": "no"},
+        {"type": "output_text", "text": "b"},
+    ]
+    message = {"type": "message", "role": "assistant", "content": parts}
+    reply_message = await langchain_chat_model(ScriptedModel([[message]])).ainvoke("hi")
+
+    assert reply_message.content == [
+        {"type": "text", "text": "a"},
+        {"type": "refusal", "refusal": "no"},
+        {"type": "text", "text": "b"},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ({"type": "output_text", "text": "hi"}, "its content is a dict"),
+        ([{"type": "output_text", "text": 3}], "content part #1 is a 'output_text' part"),
+        ([{"type": "input_image", "image_url": "x"}], "content part #1 is a 'input_image' part"),
+        ([{"type": "output_text", "text": "ok"}, "bare"], "content part #2 is a part without"),
+    ],
+)
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke", "stream", "astream", "response_done"])
+async def test_message_content_langchain_cannot_carry_is_refused_and_recorded(
+    content: Any, problem: str, mode: str
+) -> None:
+    output = [{"type": "message", "role": "assistant", "content": content}]
+    done = {"type": "response_done", "response": {"output": output}}
+    model = ScriptedModel([model_stream([done]) if mode == "response_done" else output])
+
+    with pytest.raises(InvalidScriptedModelOutputError) as raised:
+        await call_once(langchain_chat_model(model), "astream" if mode == "response_done" else mode)
+
+    error = raised.value
+    assert (error.call_index, error.output_index, error.item_type, error.framework) == (
+        0,
+        0,
+        "message",
+        "LangChain",
+    )
+    assert error.reason.startswith(problem)
+    assert error.reason.endswith(
+        "an assistant message's content is a string or a list of "
+        '{"type": "output_text", "text": ...} and {"type": "refusal", "refusal": ...} parts.'
+    )
+    assert "Fix the item in the script" in str(error)
+    with pytest.raises(InvalidScriptedModelOutputError) as again:
+        model.assert_complete()
+    assert again.value.reason == error.reason
+
+
+def scripted_parts(part_type: str, text_key: str) -> st.SearchStrategy[Any]:
+    """Content or summary lists as a hand-written script may have them, right or wrong."""
+    json = st.none() | st.integers() | st.text(max_size=4)
+    part = st.fixed_dictionaries(
+        {},
+        optional={"type": st.sampled_from([part_type, "refusal", "other"]) | json, text_key: json},
+    )
+    return json | st.lists(part | json, max_size=3) | st.tuples(part)
+
+
+def hand_written_items() -> st.SearchStrategy[Any]:
+    """Reasoning items and assistant messages with any shape of parts."""
+    reasoning_item = st.fixed_dictionaries(
+        {"type": st.just("reasoning")},
+        optional={
+            "id": st.none() | st.text(max_size=4) | st.integers(),
+            "summary": scripted_parts("summary_text", "text"),
+            "content": scripted_parts("reasoning_text", "text"),
+            "encrypted_content": st.text(max_size=4),
+        },
+    )
+    message = st.fixed_dictionaries(
+        {"type": st.just("message"), "role": st.just("assistant")},
+        optional={
+            "content": scripted_parts("output_text", "text") | scripted_parts("refusal", "refusal")
+        },
+    )
+    return st.lists(reasoning_item | message, max_size=3)
+
+
+@settings(max_examples=120, deadline=None, database=None)
+@given(hand_written_items(), st.sampled_from(["invoke", "stream", "response_done"]))
+def test_any_reasoning_or_message_content_gives_a_message_or_a_structured_error(
+    output: list[Any], mode: str
+) -> None:
+    done = {"type": "response_done", "response": {"output": output}}
+    model = ScriptedModel([model_stream([done]) if mode == "response_done" else output])
+    chat = langchain_chat_model(model)
+    refused: InvalidScriptedModelOutputError | None = None
+    try:
+        message = chat.invoke("hi") if mode == "invoke" else aggregate(list(chat.stream("hi")))
+    except InvalidScriptedModelOutputError as error:
+        refused = error
+    if refused is not None:
+        assert (refused.call_index, refused.framework) == (0, "LangChain")
+        assert refused.item_type in ("reasoning", "message")
+        with pytest.raises(InvalidScriptedModelOutputError):
+            model.assert_complete()
+        return
+    assert isinstance(message.text, str)
+    assert all(
+        block["type"] in ("text", "reasoning", "refusal") for block in message.content_blocks
+    )
+    model.assert_complete()
+
+
+def test_a_hand_built_reasoning_block_cannot_overwrite_the_recorded_item() -> None:
+    block = {
+        "type": "reasoning",
+        "id": "rs_1",
+        "reasoning": "Think.",
+        "extras": {"summary": 3, "type": "other", "id": "rs_2", "status": "completed"},
+    }
+    model = ScriptedModel([[assistant_message(ANSWER)]])
+
+    langchain_chat_model(model).invoke([HumanMessage("hi"), AIMessage(content=[block])])
+
+    assert model.calls[0].request.input[1] == {
+        **reasoning("Think.", id="rs_1"),
+        "status": "completed",
+    }
+
+
+sent_blocks = st.lists(
+    st.fixed_dictionaries(
+        {"type": st.sampled_from(["reasoning", "text", "refusal"])},
+        optional={
+            "reasoning": st.none() | st.integers() | st.text(max_size=3),
+            "id": st.none() | st.integers() | st.text(max_size=3),
+            "summary": st.none() | st.lists(st.integers(), max_size=2),
+            "text": st.text(max_size=3),
+            "extras": st.none()
+            | st.integers()
+            | st.dictionaries(
+                st.sampled_from(["type", "id", "summary", "status", "x"]),
+                st.none() | st.integers() | st.text(max_size=3),
+                max_size=3,
+            ),
+        },
+    )
+    | st.text(max_size=3),
+    max_size=4,
+)
+
+
+@settings(max_examples=150, deadline=None, database=None)
+@given(sent_blocks)
+def test_any_content_an_ai_message_sends_back_is_recorded(content: list[Any]) -> None:
+    model = ScriptedModel([[assistant_message(ANSWER)]])
+
+    langchain_chat_model(model).invoke([HumanMessage("hi"), AIMessage(content=content)])
+
+    items = model.calls[0].request.input
+    assert isinstance(items, list)
+    assert [item["type"] for item in items][:1] == ["message"]
+    assert all(isinstance(item["type"], str) for item in items)
+    model.assert_complete()
 
 
 # -- the chat model object --------------------------------------------------------------

@@ -681,6 +681,37 @@ async def test_reasoning_summary_and_text_stream_as_reasoning_events() -> None:
     )
 
 
+async def test_a_reasoning_item_streams_the_events_agents_testing_streams() -> None:
+    # docs/comparison.md says both doubles stream a reasoning item the same way.
+    sdk_testing = pytest.importorskip("agents.testing")
+    reasoning = ResponseReasoningItem.model_validate(REASONING)
+    reference = sdk_testing.ScriptedModel([[reasoning, sdk_testing.assistant_message("Done.")]])
+    model = ScriptedModel([[REASONING, assistant_message("Done.")]])
+
+    def stream_of(double: Model) -> AsyncIterator[Any]:
+        return double.stream_response(
+            None,
+            "hi",
+            ModelSettings(),
+            [],
+            None,
+            [],
+            ModelTracing.DISABLED,
+            previous_response_id=None,
+            conversation_id=None,
+            prompt=None,
+        )
+
+    ours = await collect(stream_of(openai_agents_model(model)))
+    theirs = await collect(stream_of(reference))
+
+    assert [event.type for event in ours] == [event.type for event in theirs]
+    deltas = ("response.reasoning_summary_text.delta", "response.reasoning_text.delta")
+    assert [event.delta for event in ours if event.type in deltas] == [
+        event.delta for event in theirs if event.type in deltas
+    ]
+
+
 async def test_apply_patch_call_is_added_in_progress() -> None:
     patch = {
         "type": "apply_patch_call",

@@ -16,9 +16,10 @@ from agents import RunConfig, Runner
 from agents.exceptions import UserError
 from agents.sandbox import Manifest, SandboxAgent, SandboxRunConfig
 from agents.sandbox.capabilities import Capability, Filesystem, Shell
+from agents.sandbox.entries import File
 from agents.sandbox.session.base_sandbox_session import BaseSandboxSession
 from agents.sandbox.session.pty_types import PtyExecUpdate
-from agents.sandbox.types import ExecResult, ExposedPortEndpoint
+from agents.sandbox.types import ExecResult, ExposedPortEndpoint, Group, User
 
 from agents_testing import (
     InvalidScriptedSandboxStepError,
@@ -29,6 +30,7 @@ from agents_testing import (
     UnexpectedSandboxCallError,
     assistant_message,
     function_call,
+    scripted_sandbox_session,
 )
 from agents_testing.adapters.openai_agents import (
     OPENAI_AGENTS_SANDBOX_INTERFACE,
@@ -418,6 +420,65 @@ async def test_manifest_methods_are_served_without_materializing() -> None:
 
     assert result.files == []
     assert sandbox.calls == ()
+
+
+def sdk_manifest() -> Manifest:
+    """Return an SDK manifest with every part a later edit could reach."""
+    return Manifest(
+        root="/srv/app",
+        entries={"notes.txt": File(content=b"hello")},
+        users=[User(name="dev")],
+        groups=[Group(name="team", users=[User(name="dev")])],
+    )
+
+
+def edit_manifest(manifest: Manifest) -> None:
+    """Change the manifest's root, entries, users and groups in place."""
+    manifest.root = "/changed"
+    manifest.entries["notes.txt"] = File(content=b"changed")
+    manifest.entries["extra.txt"] = File(content=b"added")
+    manifest.users.append(User(name="intruder"))
+    manifest.groups[0].users.clear()
+
+
+@pytest.mark.parametrize("editor", ["workflow", "matcher", "responder"])
+async def test_the_core_session_records_an_sdk_manifest_as_it_was_sent(editor: str) -> None:
+    def match(manifest: Manifest) -> None:
+        if editor == "matcher":
+            edit_manifest(manifest)
+
+    def respond(call: SandboxCall) -> None:
+        if editor == "responder":
+            edit_manifest(call.args[0])
+
+    session = scripted_sandbox_session(
+        [{"method": "apply_manifest", "match": match, "respond": respond}]
+    )
+    sent = sdk_manifest()
+    await session.apply_manifest(sent)
+    if editor == "workflow":
+        edit_manifest(sent)
+
+    recorded: Manifest = session.calls[0].args[0]
+    assert recorded == sdk_manifest()
+    assert recorded.root == "/srv/app"
+    assert list(recorded.entries) == ["notes.txt"]
+    assert [user.name for user in recorded.users] == ["dev"]
+    assert [user.name for user in recorded.groups[0].users] == ["dev"]
+    session.assert_complete()
+
+
+async def test_scripted_apply_manifest_records_the_sdk_signature_only() -> None:
+    # The SDK's apply_manifest takes no manifest: it applies state.manifest, which the
+    # session copied when it was built.
+    given = sdk_manifest()
+    sandbox = openai_agents_sandbox_session(
+        [{"method": "apply_manifest", "result": None}], manifest=given
+    )
+    edit_manifest(given)
+    await sandbox.apply_manifest(only_ephemeral=True)
+    assert sandbox.calls == (SandboxCall(0, "apply_manifest", (), {"only_ephemeral": True}),)
+    assert sandbox.state.manifest == sdk_manifest()
 
 
 # -- the runtime's own exec calls ----------------------------------------------------------

@@ -363,6 +363,54 @@ async def test_output_item_without_a_part_fails_with_its_position() -> None:
         model.assert_complete()
 
 
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_string_message_content_is_the_text(stream: bool) -> None:
+    model = ScriptedModel([[{"type": "message", "role": "assistant", "content": ANSWER}]])
+
+    output, _, _ = await run_agent(weather_agent(model), PROMPT, stream=stream)
+
+    assert output == ANSWER
+    model.assert_complete()
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ([{"type": "refusal", "refusal": "I cannot help."}], "content part #1 is a 'refusal' part"),
+        ({"type": "output_text", "text": ANSWER}, "its content is a dict"),
+        ([{"type": "output_text", "text": ANSWER}, {"type": "output_text"}], "content part #2"),
+        ([{"type": "output_text", "text": ANSWER}, "bare"], "content part #2 is a part without"),
+    ],
+)
+@pytest.mark.parametrize("mode", ["run", "run_stream", "response_done"])
+async def test_message_content_a_text_part_cannot_hold_is_refused_not_dropped(
+    content: Any, problem: str, mode: str
+) -> None:
+    output = [{"type": "message", "role": "assistant", "content": content}]
+    done = {"type": "response_done", "response": done_payload(output)}
+    model = ScriptedModel([model_stream([done]) if mode == "response_done" else output])
+
+    with pytest.raises(InvalidScriptedModelOutputError) as raised:
+        await run_agent(weather_agent(model), PROMPT, stream=mode != "run")
+
+    error = raised.value
+    assert (error.call_index, error.output_index, error.item_type, error.framework) == (
+        0,
+        0,
+        "message",
+        "pydantic-ai",
+    )
+    assert error.reason.startswith(problem)
+    assert error.reason.endswith(
+        "an assistant message's content for pydantic-ai is a string or a list of "
+        '{"type": "output_text", "text": ...} parts (pydantic-ai has no part for a refusal).'
+    )
+    assert "Fix the item in the script" in str(error)
+    with pytest.raises(InvalidScriptedModelOutputError) as again:
+        model.assert_complete()
+    assert again.value.reason == error.reason
+
+
 async def test_function_call_without_a_name_is_a_structured_error() -> None:
     model = ScriptedModel([[{"type": "function_call", "call_id": "c", "arguments": "{}"}]])
 
