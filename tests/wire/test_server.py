@@ -105,8 +105,11 @@ def test_concurrent_requests_each_take_one_step() -> None:
 
 
 def test_violation_inside_the_server_fails_assert_complete() -> None:
-    with ScriptedServer(ScriptedModel([])) as server:
+    server = ScriptedServer(ScriptedModel([])).start()
+    try:
         status, _ = post(server.url, "/v1/chat/completions", CHAT)
+    finally:
+        server.close()
 
     assert status == 400
     with pytest.raises(UnexpectedModelCallError) as caught:
