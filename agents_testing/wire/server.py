@@ -299,9 +299,21 @@ class ScriptedServer:
             return
         with self._lock:
             self._arrivals += 1
-        response, rest = await self.endpoint.open_async(
-            request.method, request.target, request.headers, request.body
-        )
+        try:
+            response, rest = await self.endpoint.open_async(
+                request.method, request.target, request.headers, request.body
+            )
+        except Exception as error:
+            # The endpoint failed instead of answering: a bug of ours. Record it for
+            # assert_complete() and answer so that no client retries into the next step.
+            with self._lock:
+                self._failures.append(error)
+            body = json.dumps(
+                openai_responses.error_body(500, f"agents-testing internal error: {error!r}")
+            ).encode()
+            headers = (("content-type", "application/json"), ("x-should-retry", "false"))
+            await _send(writer, WireResponse(500, headers, (body,)), None, head=False)
+            return
         try:
             await _send(writer, response, rest, head=request.method == "HEAD")
         finally:

@@ -64,8 +64,11 @@ def request(method: str, path: str, body: bytes = b"", **headers: str) -> bytes:
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
 
 
-def parse(raw: bytes) -> Answer:
-    """Parse one response: the status line, headers, and a Content-Length or chunked body."""
+def parse(raw: bytes, *, head: bool = False) -> Answer:
+    """Parse one response: the status line, headers, and a Content-Length or chunked body.
+
+    With ``head``, the answer to a HEAD request may stop after its headers.
+    """
     head, separator, rest = raw.partition(b"\r\n\r\n")
     assert separator, f"no complete header section in {raw[:200]!r}"
     status_line, *header_lines = head.decode("latin-1").split("\r\n")
@@ -83,6 +86,8 @@ def parse(raw: bytes) -> Answer:
             if size == 0:
                 break
             body, rest = body + rest[:size], rest[size + 2 :]
+    elif head and not rest:
+        body = b""
     else:
         body = rest[: int(headers["content-length"])]
         assert len(body) == int(headers["content-length"]), "the body was cut short"
