@@ -69,9 +69,9 @@ def parse(raw: bytes, *, head: bool = False) -> Answer:
 
     With ``head``, the answer to a HEAD request may stop after its headers.
     """
-    head, separator, rest = raw.partition(b"\r\n\r\n")
+    section, separator, rest = raw.partition(b"\r\n\r\n")
     assert separator, f"no complete header section in {raw[:200]!r}"
-    status_line, *header_lines = head.decode("latin-1").split("\r\n")
+    status_line, *header_lines = section.decode("latin-1").split("\r\n")
     version, status, _ = status_line.split(" ", 2)
     assert version == "HTTP/1.1", status_line
     headers: dict[str, str] = {}

@@ -190,7 +190,7 @@ def test_close_does_not_wait_for_idle_or_half_sent_clients() -> None:
         assert finishes(server.close)
         # The server closed every connection: each client reads the end of its stream.
         assert [sock.recv(100) for sock in (idle, half, headers_only)] == [b"", b"", b""]
-    assert model.calls[0].request.input[0]["content"] == "hi"
+    assert len(model.calls) == 1
     server.assert_complete()  # a request cut off by close() is not refused: it never ended
 
 

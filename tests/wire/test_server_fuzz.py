@@ -33,7 +33,7 @@ from ._raw import TIMEOUT, parse, read_all
 
 MAX_BODY = 4096
 PATHS = ["/v1/responses", "/v1/chat/completions", "/v1/messages", "/v1/models", "/", "/x"]
-VALID = {
+VALID: dict[str, dict[str, Any]] = {
     "/v1/responses": {"model": "m", "input": "hi"},
     "/v1/chat/completions": {"model": "m", "messages": [{"role": "user", "content": "hi"}]},
     "/v1/messages": {

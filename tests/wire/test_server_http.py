@@ -388,3 +388,24 @@ def test_expect_100_continue_is_answered_before_the_body() -> None:
     assert interim == b"HTTP/1.1 100 Continue\r\n\r\n"
     assert answer.status == 200
     server.assert_complete()
+
+
+def test_an_endpoint_failure_is_a_500_no_client_retries_and_assert_complete_raises_it(
+    served: tuple[ScriptedServer, ScriptedModel], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server, model = served
+
+    async def broken(*args: object) -> object:
+        raise LookupError("inside the endpoint")
+
+    monkeypatch.setattr(server.endpoint, "open_async", broken)
+
+    answer = parse(send(server.url, request("POST", "/v1/responses", RESPONSES)))
+
+    assert answer.status == 500
+    assert answer.headers["x-should-retry"] == "false"
+    assert "LookupError('inside the endpoint')" in answer.json()["error"]["message"]
+    with pytest.raises(RuntimeError, match="this is a bug in agents-testing") as caught:
+        server.assert_complete()
+    assert isinstance(caught.value.__cause__, LookupError)
+    assert model.calls == ()
