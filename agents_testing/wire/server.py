@@ -10,7 +10,7 @@ import re
 import threading
 from collections.abc import AsyncGenerator, Mapping
 from types import TracebackType
-from typing import Any
+from typing import Any, cast
 
 from ..errors import WireRequestError, WireRequestReason
 from ..model import ScriptedModel
@@ -24,6 +24,7 @@ _MAX_BODY_BYTES = 8 * 1024 * 1024
 
 _MAX_LINE = 8 * 1024  # the request line, each header line, each chunk-size line
 _MAX_HEADERS = 100
+_MAX_HEAD = _MAX_LINE * 8  # the whole header section
 _BACKLOG = 128
 _LINGER_SECONDS = 1.0  # how long a refused request's unread bytes are drained before closing
 _LINGER_BYTES = 16 * 1024 * 1024
@@ -33,6 +34,7 @@ _TARGET = re.compile(rb"/[!-~]*")  # origin form: a path and query of visible AS
 _HEX = re.compile(rb"[0-9A-Fa-f]{1,16}")
 _DIGITS = re.compile(rb"[0-9]{1,64}")
 _FIELD_VALUE = re.compile(rb"[\t\x20-\x7e\x80-\xff]*")
+_BLANK_LINE = re.compile(rb"\n\r?\n")  # the end of the header section (bare LF tolerated)
 
 _FORMATS = (openai_chat, openai_responses, anthropic_messages)
 
@@ -48,16 +50,16 @@ class _Refused(Exception):
         self.path = "?"
 
 
-class _Request:
-    __slots__ = ("body", "headers", "method", "target")
+class _Head:
+    """A request's line and headers, read and checked."""
 
-    def __init__(
-        self, method: str, target: str, headers: list[tuple[str, str]], body: bytes
-    ) -> None:
+    __slots__ = ("headers", "method", "path", "target")
+
+    def __init__(self, method: str, target: str, headers: list[tuple[str, str]]) -> None:
         self.method = method
         self.target = target
+        self.path = target.partition("?")[0]
         self.headers = headers
-        self.body = body
 
 
 class _Serving:
@@ -115,7 +117,7 @@ class ScriptedServer:
         self._arrivals = 0
         self._serving: _Serving | None = None
         self._thread: threading.Thread | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._connections: set[_Connection] = set()  # touched on the loop thread only
 
     def __repr__(self) -> str:
         where = self.url if self._serving is not None else "stopped"
@@ -236,16 +238,15 @@ class ScriptedServer:
             if not ready:
                 ready.append(error)
             else:  # pragma: no cover - _main handles everything once serving
-                with self._lock:
-                    self._failures.append(error)
+                self._fail(error)
         finally:
             started.set()
 
     async def _main(self, ready: list[_Serving | BaseException], started: threading.Event) -> None:
         loop = asyncio.get_running_loop()
         loop.set_exception_handler(self._loop_error)
-        server = await asyncio.start_server(
-            self._connection, "127.0.0.1", 0, backlog=_BACKLOG, limit=2 * _MAX_LINE
+        server = await loop.create_server(
+            lambda: _Connection(self), "127.0.0.1", 0, backlog=_BACKLOG
         )
         stop = asyncio.Event()
         port: int = server.sockets[0].getsockname()[1]
@@ -255,130 +256,375 @@ class ScriptedServer:
             await stop.wait()
         finally:
             server.close()
-            tasks = list(self._tasks)
-            for task in tasks:
-                task.cancel()
-            # Each connection closes its socket and its scripted stream as it is cancelled.
+            connections = list(self._connections)
+            for connection in connections:
+                connection.abort()
+            # Each task closes its scripted stream's source as it is cancelled.
+            tasks = [c.task for c in connections if c.task is not None]
             await asyncio.gather(*tasks, return_exceptions=True)
+            await server.wait_closed()
+            # Let the aborted transports run their close callbacks: no socket outlives us.
+            for _ in range(3):
+                await asyncio.sleep(0)
 
     def _loop_error(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         error = context.get("exception")
         if isinstance(error, (OSError, asyncio.CancelledError)):
             return  # a client went away: nothing the test has to know
+        self._fail(error if isinstance(error, BaseException) else RuntimeError(context["message"]))
+
+    def _fail(self, error: BaseException) -> None:
+        """Keep a failure of ours for ``assert_complete()``; never print it."""
         with self._lock:
-            self._failures.append(
-                error if isinstance(error, BaseException) else RuntimeError(context["message"])
-            )
+            self._failures.append(error)
 
-    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self._tasks.add(task)
-        try:
-            await self._exchange(reader, writer)
-        except (OSError, asyncio.IncompleteReadError):
-            pass  # the client disconnected mid-request or mid-answer
-        except asyncio.CancelledError:
-            # The server is closing: drop the client at once. The task ends normally, as
-            # asyncio's stream callback reports a cancelled connection task as an error.
-            writer.transport.abort()
-        except Exception as error:  # a bug of ours: report it, never print it
-            with self._lock:
-                self._failures.append(error)
-        finally:
-            self._tasks.discard(task)
-            writer.transport.abort() if writer.transport.is_closing() else writer.close()
-
-    async def _exchange(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            request = await _read_request(reader, writer, self._max_body)
-        except _Refused as refusal:
-            await self._refuse(reader, writer, refusal)
-            return
-        if request is None:
-            return
-        with self._lock:
-            self._arrivals += 1
-        try:
-            response, rest = await self.endpoint.open_async(
-                request.method, request.target, request.headers, request.body
-            )
-        except Exception as error:
-            # The endpoint failed instead of answering: a bug of ours. Record it for
-            # assert_complete() and answer so that no client retries into the next step.
-            with self._lock:
-                self._failures.append(error)
-            body = json.dumps(
-                openai_responses.error_body(500, f"agents-testing internal error: {error!r}")
-            ).encode()
-            headers = (("content-type", "application/json"), ("x-should-retry", "false"))
-            await _send(writer, WireResponse(500, headers, (body,)), None, head=False)
-            return
-        try:
-            await _send(writer, response, rest, head=request.method == "HEAD")
-        finally:
-            if rest is not None:
-                await rest.aclose()
-
-    async def _refuse(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, refusal: _Refused
-    ) -> None:
-        method, path = refusal.method, refusal.path
+    def _arrived(self) -> int:
         with self._lock:
             index = self._arrivals
             self._arrivals += 1
-            error = WireRequestError(refusal.reason, index, method, path, refusal.detail)
+        return index
+
+    def _refusal(self, refusal: _Refused) -> bytes:
+        """Record a request the server could not read; return the raw error answer."""
+        error = WireRequestError(
+            refusal.reason, self._arrived(), refusal.method, refusal.path, refusal.detail
+        )
+        with self._lock:
             self._refused.append(error)
         status = 413 if refusal.reason == "request_too_large" else 400
+        path = refusal.path
         module = next((f for f in _FORMATS if path.endswith(f.PATH_SUFFIX)), openai_responses)
         body = json.dumps(module.error_body(status, f"agents-testing: {error}")).encode()
-        headers = (
-            ("content-type", "application/json"),
-            ("x-should-retry", "false"),
-        )
-        await _send(writer, WireResponse(status, headers, (body,)), None, head=False)
-        # Unread request bytes would make closing the socket reset the connection, and the
-        # client could lose the answer: read them away first, within bounds.
-        if writer.can_write_eof():
-            writer.write_eof()
-        with contextlib.suppress(asyncio.TimeoutError, OSError):
-            await asyncio.wait_for(_drain_input(reader), _LINGER_SECONDS)
+        headers = (("content-type", "application/json"), ("x-should-retry", "false"))
+        return _head_bytes(WireResponse(status, headers, (body,))) + body
 
 
-async def _drain_input(reader: asyncio.StreamReader) -> None:
-    drained = 0
-    while drained < _LINGER_BYTES:
-        data = await reader.read(65536)
-        if not data:
+class _Connection(asyncio.Protocol):
+    """One client connection: read one request as its bytes come, then answer it."""
+
+    def __init__(self, server: ScriptedServer) -> None:
+        self.server = server
+        self.transport: asyncio.Transport | None = None
+        self.buffer = bytearray()
+        self.head: _Head | None = None
+        self.length = 0  # the Content-Length, for a body that is not chunked
+        self.chunks: _Chunks | None = None
+        self.done = False  # the request was read (or refused): later bytes are dropped
+        self.task: asyncio.Task[None] | None = None
+        self.lost = False
+        self.paused = False
+        self.drained: asyncio.Future[None] | None = None
+        self.linger: asyncio.TimerHandle | None = None
+        self.lingered = 0
+
+    # -- asyncio.Protocol --------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)
+        self.server._connections.add(self)  # pyright: ignore[reportPrivateUsage]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = True
+        self.server._connections.discard(self)  # pyright: ignore[reportPrivateUsage]
+        if self.linger is not None:
+            self.linger.cancel()
+        self._wake()
+
+    def pause_writing(self) -> None:
+        self.paused = True
+
+    def resume_writing(self) -> None:
+        self.paused = False
+        self._wake()
+
+    def data_received(self, data: bytes) -> None:
+        if self.done:
+            # Bytes after a refused request are read away (see _refuse), within bounds.
+            self.lingered += len(data)
+            if self.lingered > _LINGER_BYTES and self.transport is not None:
+                self.transport.abort()
             return
-        drained += len(data)
+        self.buffer += data
+        self._advance(eof=False)
 
+    def eof_received(self) -> bool:
+        if not self.done:
+            self._advance(eof=True)
+        elif self.linger is not None and self.transport is not None:
+            self.transport.close()  # the refused client sent all it had
+        return True  # keep writing: the answer may still be going out
 
-async def _read_line(reader: asyncio.StreamReader, what: str) -> bytes | None:
-    """Read one line without its end; ``None`` if the connection ended before it began."""
-    try:
-        line = await reader.readuntil(b"\n")
-    except asyncio.LimitOverrunError:
-        raise _Refused(
-            "malformed_request", f"the {what} is longer than {_MAX_LINE} bytes"
-        ) from None
-    except asyncio.IncompleteReadError as cut:
-        if not cut.partial:
+    # -- reading -----------------------------------------------------------------------
+
+    def abort(self) -> None:
+        """Drop the client at once and cancel the answer in progress (the server closes)."""
+        if self.task is not None:
+            self.task.cancel()
+        if self.transport is not None:
+            self.transport.abort()
+
+    def _advance(self, *, eof: bool) -> None:
+        try:
+            body = self._read(eof=eof)
+        except _Refused as refusal:
+            self._refuse(refusal, eof=eof)
+            return
+        if body is None:
+            return
+        head = self.head
+        assert head is not None
+        self.done = True
+        self.buffer = bytearray()
+        self.task = asyncio.get_running_loop().create_task(self._serve(head, body))
+
+    def _read(self, *, eof: bool) -> bytes | None:
+        """Return the body once the request is complete; ``None`` while bytes are missing."""
+        if self.head is None:
+            found = _BLANK_LINE.search(self.buffer)
+            if found is None:
+                if eof:
+                    if not self.buffer.strip():
+                        self._quit()  # connected and closed without a request
+                        return None
+                    where = "header section" if b"\n" in self.buffer else "request line"
+                    raise _Refused("malformed_request", f"the connection ended inside the {where}")
+                if b"\n" not in self.buffer[: _MAX_LINE + 2] and len(self.buffer) > _MAX_LINE + 2:
+                    raise _Refused(
+                        "malformed_request", f"the request line is longer than {_MAX_LINE} bytes"
+                    )
+                if len(self.buffer) > _MAX_HEAD:
+                    raise _Refused(
+                        "malformed_request", f"the header section is longer than {_MAX_HEAD} bytes"
+                    )
+                return None
+            self.head = _parse_head(bytes(self.buffer[: found.end()]))
+            del self.buffer[: found.end()]
+            try:
+                self._frame(self.head)
+            except _Refused as refusal:
+                refusal.method, refusal.path = self.head.method, self.head.path
+                raise
+        head = self.head
+        try:
+            if self.chunks is not None:
+                return self.chunks.feed(self.buffer, eof=eof)
+            if len(self.buffer) >= self.length:
+                return bytes(self.buffer[: self.length])
+            if eof:
+                raise _Refused(
+                    "malformed_request",
+                    f"the body ended after {len(self.buffer)} of its {self.length} bytes "
+                    "(Content-Length)",
+                )
             return None
-        raise _Refused("malformed_request", f"the connection ended inside the {what}") from None
-    if len(line) > _MAX_LINE + 2:
-        raise _Refused("malformed_request", f"the {what} is longer than {_MAX_LINE} bytes")
-    return line[:-2] if line.endswith(b"\r\n") else line[:-1]
+        except _Refused as refusal:
+            refusal.method, refusal.path = head.method, head.path
+            raise
+
+    def _frame(self, head: _Head) -> None:
+        """Decide how the body is framed, from the headers."""
+        max_body = self.server._max_body  # pyright: ignore[reportPrivateUsage]
+        lengths = [value for name, value in head.headers if name.lower() == "content-length"]
+        codings = [value for name, value in head.headers if name.lower() == "transfer-encoding"]
+        if codings:
+            if lengths:
+                raise _Refused(
+                    "malformed_request",
+                    "the request has both Content-Length and Transfer-Encoding",
+                )
+            if len(codings) != 1 or codings[0].strip().lower() != "chunked":
+                raise _Refused(
+                    "malformed_request",
+                    f"Transfer-Encoding {', '.join(codings)!r} is not supported; send 'chunked'",
+                )
+            self.chunks = _Chunks(max_body)
+        elif lengths:
+            if len(lengths) != 1 or not _DIGITS.fullmatch(lengths[0].encode("latin-1")):
+                raise _Refused(
+                    "malformed_request",
+                    f"Content-Length {', '.join(lengths)!r} is not one whole number of bytes",
+                )
+            self.length = int(lengths[0])
+            if self.length > max_body:
+                raise _Refused(
+                    "request_too_large",
+                    f"the body is {self.length} bytes, more than the {max_body} allowed",
+                )
+        else:
+            return  # no body
+        # curl and others wait for this before they send a body.
+        for name, value in head.headers:
+            if name.lower() == "expect" and value.lower() == "100-continue" and self.transport:
+                self.transport.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+
+    def _refuse(self, refusal: _Refused, *, eof: bool) -> None:
+        self.done = True
+        self.buffer = bytearray()
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            return
+        transport.write(self.server._refusal(refusal))  # pyright: ignore[reportPrivateUsage]
+        if eof:
+            transport.close()
+            return
+        # Closing with request bytes still unread would reset the connection, and the
+        # client could lose the answer: half-close, and read what comes until the client
+        # closes too, for a second at most.
+        if transport.can_write_eof():
+            transport.write_eof()
+        self.linger = asyncio.get_running_loop().call_later(_LINGER_SECONDS, transport.close)
+
+    def _quit(self) -> None:
+        self.done = True
+        if self.transport is not None:
+            self.transport.close()
+
+    # -- answering ---------------------------------------------------------------------
+
+    async def _serve(self, head: _Head, body: bytes) -> None:
+        server = self.server
+        transport = self.transport
+        assert transport is not None
+        server._arrived()  # pyright: ignore[reportPrivateUsage]
+        try:
+            try:
+                response, rest = await server.endpoint.open_async(
+                    head.method, head.target, head.headers, body
+                )
+            except Exception as error:
+                # The endpoint failed instead of answering: a bug of ours. Record it for
+                # assert_complete() and answer so that no client retries into the next step.
+                server._fail(error)  # pyright: ignore[reportPrivateUsage]
+                text = f"agents-testing internal error: {error!r}"
+                payload = json.dumps(openai_responses.error_body(500, text)).encode()
+                headers = (("content-type", "application/json"), ("x-should-retry", "false"))
+                response, rest = WireResponse(500, headers, (payload,)), None
+            try:
+                await self._send(response, rest, head=head.method == "HEAD")
+            finally:
+                if rest is not None:
+                    await rest.aclose()
+        except asyncio.CancelledError:
+            transport.abort()  # the server is closing
+            raise
+        except Exception as error:  # a bug of ours: report it, never print it
+            server._fail(error)  # pyright: ignore[reportPrivateUsage]
+            transport.abort()
+        else:
+            transport.close()
+
+    async def _send(
+        self, response: WireResponse, rest: AsyncGenerator[bytes, None] | None, *, head: bool
+    ) -> None:
+        transport = self.transport
+        assert transport is not None
+        if self.lost:
+            return
+        if not response.streamed:
+            transport.write(_head_bytes(response) + (b"" if head else response.body))
+            return
+        ready = b"".join(_chunk(chunk) for chunk in response.chunks if chunk)
+        transport.write(_head_bytes(response) + ready)
+        if rest is not None:
+            async for chunk in rest:
+                if self.paused:
+                    await self._drain()
+                if self.lost:
+                    return  # the client went away: closing ``rest`` closes the source
+                if chunk:
+                    transport.write(_chunk(chunk))
+        if not self.lost:
+            transport.write(b"0\r\n\r\n")
+
+    async def _drain(self) -> None:
+        while self.paused and not self.lost:
+            self.drained = asyncio.get_running_loop().create_future()
+            await self.drained
+
+    def _wake(self) -> None:
+        if self.drained is not None and not self.drained.done():
+            self.drained.set_result(None)
 
 
-async def _read_request(
-    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, max_body: int
-) -> _Request | None:
-    line = await _read_line(reader, "request line")
-    if line is None:
-        return None  # connected and closed without a byte: not a request
+class _Chunks:
+    """Read a chunked body as its bytes come, resuming where the last read stopped."""
+
+    def __init__(self, max_body: int) -> None:
+        self.max_body = max_body
+        self.offset = 0
+        self.parts: list[bytes] = []
+        self.total = 0
+        self.trailers: int | None = None  # counted once the last chunk was read
+
+    def feed(self, buffer: bytearray, *, eof: bool) -> bytes | None:
+        """Return the whole body once it is complete; ``None`` while bytes are missing."""
+        while True:
+            newline = buffer.find(b"\n", self.offset)
+            if newline < 0:
+                if len(buffer) - self.offset > _MAX_LINE:
+                    raise _Refused(
+                        "malformed_request", f"a chunk size line is longer than {_MAX_LINE} bytes"
+                    )
+                if eof:
+                    where = (
+                        "inside the chunked trailer"
+                        if self.trailers is not None
+                        else "before the last chunk"
+                    )
+                    raise _Refused("malformed_request", f"the connection ended {where}")
+                return None
+            line = bytes(buffer[self.offset : newline])
+            line = line[:-1] if line.endswith(b"\r") else line
+            if self.trailers is not None:  # trailer fields, read and dropped
+                self.offset = newline + 1
+                if not line:
+                    return b"".join(self.parts)
+                self.trailers += 1
+                if self.trailers > _MAX_HEADERS:
+                    raise _Refused(
+                        "malformed_request",
+                        f"the chunked trailer has more than {_MAX_HEADERS} fields",
+                    )
+                continue
+            size_text = line.partition(b";")[0].strip(b" \t")
+            if not _HEX.fullmatch(size_text):
+                raise _Refused(
+                    "malformed_request", f"the chunk size {_shown(size_text)} is not a hex number"
+                )
+            size = int(size_text, 16)
+            if size == 0:
+                self.trailers = 0
+                self.offset = newline + 1
+                continue
+            if self.total + size > self.max_body:
+                raise _Refused(
+                    "request_too_large",
+                    f"the chunked body is more than the {self.max_body} bytes allowed",
+                )
+            start = newline + 1
+            end = start + size
+            if len(buffer) < end + 2:
+                if eof:
+                    raise _Refused("malformed_request", "the connection ended inside a chunk")
+                return None
+            if bytes(buffer[end : end + 2]) != b"\r\n":
+                raise _Refused("malformed_request", "a chunk is longer than its size line says")
+            self.parts.append(bytes(buffer[start:end]))
+            self.total += size
+            self.offset = end + 2
+
+
+def _parse_head(data: bytes) -> _Head:
+    """Check and split a header section that ends with its blank line."""
+    lines = data.split(b"\n")[:-2]  # the blank line's two ends
+    lines = [line[:-1] if line.endswith(b"\r") else line for line in lines]
     method = path = "?"
     try:
+        line = lines[0]
+        if len(line) > _MAX_LINE:
+            raise _Refused(
+                "malformed_request", f"the request line is longer than {_MAX_LINE} bytes"
+            )
         parts = line.split(b" ")
         if len(parts) != 3 or not _TOKEN.fullmatch(parts[0]):
             raise _Refused(
@@ -394,120 +640,30 @@ async def _read_request(
         path = target.decode("ascii").partition("?")[0]
         if version not in (b"HTTP/1.1", b"HTTP/1.0"):
             raise _Refused("malformed_request", f"the HTTP version {_shown(version)} is not 1.1")
-        headers = await _read_headers(reader)
-        body = await _read_body(reader, writer, headers, max_body)
+        if len(lines) - 1 > _MAX_HEADERS:
+            raise _Refused("malformed_request", f"the request has more than {_MAX_HEADERS} headers")
+        headers: list[tuple[str, str]] = []
+        for field in lines[1:]:
+            if len(field) > _MAX_LINE:
+                raise _Refused(
+                    "malformed_request", f"a header line is longer than {_MAX_LINE} bytes"
+                )
+            name, colon, value = field.partition(b":")
+            if not colon or not _TOKEN.fullmatch(name):
+                raise _Refused(
+                    "malformed_request", f"the header line {_shown(field)} is not 'Name: value'"
+                )
+            value = value.strip(b" \t")
+            if not _FIELD_VALUE.fullmatch(value):
+                raise _Refused(
+                    "malformed_request",
+                    f"the {name.decode('ascii')} header holds control characters",
+                )
+            headers.append((name.decode("ascii"), value.decode("latin-1")))
     except _Refused as refusal:
         refusal.method, refusal.path = method, path
         raise
-    return _Request(method, target.decode("ascii"), headers, body)
-
-
-async def _read_headers(reader: asyncio.StreamReader) -> list[tuple[str, str]]:
-    headers: list[tuple[str, str]] = []
-    while True:
-        line = await _read_line(reader, "header section")
-        if line is None:
-            raise _Refused("malformed_request", "the connection ended inside the header section")
-        if not line:
-            return headers
-        if len(headers) >= _MAX_HEADERS:
-            raise _Refused("malformed_request", f"the request has more than {_MAX_HEADERS} headers")
-        name, colon, value = line.partition(b":")
-        if not colon or not _TOKEN.fullmatch(name):
-            raise _Refused(
-                "malformed_request", f"the header line {_shown(line)} is not 'Name: value'"
-            )
-        value = value.strip(b" \t")
-        if not _FIELD_VALUE.fullmatch(value):
-            raise _Refused(
-                "malformed_request", f"the {name.decode('ascii')} header holds control characters"
-            )
-        headers.append((name.decode("ascii"), value.decode("latin-1")))
-
-
-async def _read_body(
-    reader: asyncio.StreamReader,
-    writer: asyncio.StreamWriter,
-    headers: list[tuple[str, str]],
-    max_body: int,
-) -> bytes:
-    lengths = [value for name, value in headers if name.lower() == "content-length"]
-    codings = [value for name, value in headers if name.lower() == "transfer-encoding"]
-    if codings:
-        if lengths:
-            raise _Refused(
-                "malformed_request", "the request has both Content-Length and Transfer-Encoding"
-            )
-        if len(codings) != 1 or codings[0].strip().lower() != "chunked":
-            raise _Refused(
-                "malformed_request",
-                f"Transfer-Encoding {', '.join(codings)!r} is not supported; send 'chunked'",
-            )
-        await _continue(writer, headers)
-        return await _read_chunked(reader, max_body)
-    if not lengths:
-        return b""
-    if len(lengths) != 1 or not _DIGITS.fullmatch(lengths[0].encode("latin-1")):
-        raise _Refused(
-            "malformed_request",
-            f"Content-Length {', '.join(lengths)!r} is not one whole number of bytes",
-        )
-    length = int(lengths[0])
-    if length > max_body:
-        raise _Refused(
-            "request_too_large", f"the body is {length} bytes, more than the {max_body} allowed"
-        )
-    await _continue(writer, headers)
-    try:
-        return await reader.readexactly(length)
-    except asyncio.IncompleteReadError as cut:
-        raise _Refused(
-            "malformed_request",
-            f"the body ended after {len(cut.partial)} of its {length} bytes (Content-Length)",
-        ) from None
-
-
-async def _continue(writer: asyncio.StreamWriter, headers: list[tuple[str, str]]) -> None:
-    # curl and others wait for this before sending a body.
-    if any(name.lower() == "expect" and value.lower() == "100-continue" for name, value in headers):
-        writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
-        await writer.drain()
-
-
-async def _read_chunked(reader: asyncio.StreamReader, max_body: int) -> bytes:
-    parts: list[bytes] = []
-    total = 0
-    while True:
-        line = await _read_line(reader, "chunk size line")
-        if line is None:
-            raise _Refused("malformed_request", "the connection ended before the last chunk")
-        size_text = line.partition(b";")[0].strip(b" \t")
-        if not _HEX.fullmatch(size_text):
-            raise _Refused(
-                "malformed_request", f"the chunk size {_shown(size_text)} is not a hex number"
-            )
-        size = int(size_text, 16)
-        if size == 0:
-            break
-        total += size
-        if total > max_body:
-            raise _Refused(
-                "request_too_large", f"the chunked body is more than the {max_body} bytes allowed"
-            )
-        try:
-            parts.append(await reader.readexactly(size))
-            end = await reader.readexactly(2)
-        except asyncio.IncompleteReadError:
-            raise _Refused("malformed_request", "the connection ended inside a chunk") from None
-        if end != b"\r\n":
-            raise _Refused("malformed_request", "a chunk is longer than its size line says")
-    for _ in range(_MAX_HEADERS + 1):  # trailer fields, read and dropped
-        trailer = await _read_line(reader, "chunked trailer")
-        if trailer is None:
-            raise _Refused("malformed_request", "the connection ended inside the chunked trailer")
-        if not trailer:
-            return b"".join(parts)
-    raise _Refused("malformed_request", f"the chunked trailer has more than {_MAX_HEADERS} fields")
+    return _Head(method, target.decode("ascii"), headers)
 
 
 def _shown(text: bytes) -> str:
@@ -515,38 +671,20 @@ def _shown(text: bytes) -> str:
     return repr(shown + "..." if len(text) > 60 else shown)
 
 
-async def _send(
-    writer: asyncio.StreamWriter,
-    response: WireResponse,
-    rest: AsyncGenerator[bytes, None] | None,
-    *,
-    head: bool,
-) -> None:
+def _head_bytes(response: WireResponse) -> bytes:
+    """Return the status line and headers; one request per connection, so ``close``."""
     try:
         phrase = http.HTTPStatus(response.status).phrase
     except ValueError:
         phrase = "Status"
     lines = [f"HTTP/1.1 {response.status} {phrase}"]
     lines += [f"{key}: {value}" for key, value in response.headers]
-    # One request per connection: no idle keep-alive connection outlives its answer.
     lines.append("connection: close")
-    if not response.streamed:
-        body = response.body
-        lines.append(f"content-length: {len(body)}")
-        writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + (b"" if head else body))
-        await writer.drain()
-        return
-    lines.append("transfer-encoding: chunked")
-    head_bytes = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
-    writer.write(head_bytes + b"".join(_chunk(chunk) for chunk in response.chunks if chunk))
-    await writer.drain()
-    if rest is not None:
-        async for chunk in rest:
-            if chunk:
-                writer.write(_chunk(chunk))
-                await writer.drain()
-    writer.write(b"0\r\n\r\n")
-    await writer.drain()
+    if response.streamed:
+        lines.append("transfer-encoding: chunked")
+    else:
+        lines.append(f"content-length: {len(response.body)}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
 
 def _chunk(data: bytes) -> bytes:
