@@ -63,6 +63,7 @@ def _canned(body: bytes) -> bytes:
 
 class _Floor(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = 128  # the listen backlog ScriptedServer uses (the stdlib's is 5)
     canned = b""
 
 
