@@ -131,6 +131,7 @@ def _clients(port: int, data: bytes, clients: int, each: int) -> list[float]:
 
 
 def _cpu_per_request(ours: bool, canned: bytes, data: bytes, clients: int, total: int) -> float:
+    total -= total % clients
     served = _Served(ours, total, canned)
     try:
         started = time.process_time()
@@ -138,6 +139,56 @@ def _cpu_per_request(ours: bool, canned: bytes, data: bytes, clients: int, total
         return (time.process_time() - started) / total
     finally:
         served.close()
+
+
+def _openai_cpu_per_request(ours: bool, canned: bytes, clients: int, total: int) -> float:
+    """CPU per ``chat.completions.create`` of the real openai client, ``clients`` threads."""
+    import openai
+
+    total -= total % clients
+    served = _Served(ours, total, canned)
+    base_url = f"http://127.0.0.1:{served.port}/v1"
+    made = [openai.OpenAI(base_url=base_url, api_key="k", max_retries=0) for _ in range(clients)]
+    start = threading.Barrier(clients)
+
+    def run(client: Any) -> None:
+        start.wait()
+        for _ in range(total // clients):
+            reply = client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "hi"}]
+            )
+            assert reply.choices[0].message.content == "Hello from the script."
+
+    threads = [threading.Thread(target=run, args=(client,)) for client in made]
+    try:
+        started = time.process_time()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return (time.process_time() - started) / total
+    finally:
+        for client in made:
+            client.close()
+        served.close()
+
+
+def openai_rows(repeats: int, total: int) -> list[Row]:
+    """The issue's measure: through the real openai client, one and 8 concurrent clients."""
+    canned = _canned(PLAIN)
+    return [
+        compare(
+            GROUP,
+            f"openai chat.completions.create, {clients} client{'s' * (clients > 1)} "
+            "(CPU per request)",
+            "stdlib ThreadingHTTPServer sending the same bytes",
+            lambda c=clients: _openai_cpu_per_request(True, canned, c, total),  # type: ignore[misc]
+            lambda c=clients: _openai_cpu_per_request(False, canned, c, total),  # type: ignore[misc]
+            repeats=repeats,
+            goal="<= 1.1",
+        )
+        for clients in (1, 8)
+    ]
 
 
 def _side(ours: bool, canned: bytes, data: bytes, clients: int, total: int) -> Callable[[], float]:
@@ -168,6 +219,8 @@ def load_rows(repeats: int, clients: int, total: int) -> list[Row]:
     """p50/p99 latency and requests per second, 50 concurrent streamed clients."""
     canned, data = _canned(STREAMED), _request(STREAMED)
     samples: dict[bool, list[tuple[float, float, float]]] = {True: [], False: []}
+
+    total -= total % clients
 
     def sample(ours: bool) -> None:
         served = _Served(ours, total, canned)
@@ -210,5 +263,5 @@ def load_rows(repeats: int, clients: int, total: int) -> list[Row]:
 
 def rows(quick: bool) -> list[Row]:
     if quick:
-        return cpu_rows(1, 16) + load_rows(1, 50, 100)
-    return cpu_rows(7, 400) + load_rows(5, 50, 2_000)
+        return openai_rows(1, 16) + cpu_rows(1, 16) + load_rows(1, 50, 100)
+    return openai_rows(7, 200) + cpu_rows(7, 400) + load_rows(5, 50, 2_000)
