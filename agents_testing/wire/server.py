@@ -312,6 +312,7 @@ class _Connection(asyncio.Protocol):
         self.done = False  # the request was read (or refused): later bytes are dropped
         self.task: asyncio.Task[None] | None = None
         self.lost = False
+        self.streaming = False  # a scripted stream is being sent as its events come
         self.paused = False
         self.drained: asyncio.Future[None] | None = None
         self.linger: asyncio.TimerHandle | None = None
@@ -328,6 +329,10 @@ class _Connection(asyncio.Protocol):
         self.server._connections.discard(self)  # pyright: ignore[reportPrivateUsage]
         if self.linger is not None:
             self.linger.cancel()
+        if self.streaming and self.task is not None:
+            # The client stopped reading a stream: stop it now, which closes its source,
+            # rather than when the source yields next (it may be waiting on a gate).
+            self.task.cancel()
         self._wake()
 
     def pause_writing(self) -> None:
@@ -383,7 +388,7 @@ class _Connection(asyncio.Protocol):
             found = _BLANK_LINE.search(self.buffer)
             if found is None:
                 if eof:
-                    if not self.buffer.strip():
+                    if not self.buffer:
                         self._quit()  # connected and closed without a request
                         return None
                     where = "header section" if b"\n" in self.buffer else "request line"
@@ -505,7 +510,7 @@ class _Connection(asyncio.Protocol):
                 if rest is not None:
                     await rest.aclose()
         except asyncio.CancelledError:
-            transport.abort()  # the server is closing
+            transport.abort()  # the server is closing, or the client left a stream
             raise
         except Exception as error:  # a bug of ours: report it, never print it
             server._fail(error)  # pyright: ignore[reportPrivateUsage]
@@ -526,6 +531,7 @@ class _Connection(asyncio.Protocol):
         ready = b"".join(_chunk(chunk) for chunk in response.chunks if chunk)
         transport.write(_head_bytes(response) + ready)
         if rest is not None:
+            self.streaming = True
             async for chunk in rest:
                 if self.paused:
                     await self._drain()

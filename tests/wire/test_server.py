@@ -382,3 +382,19 @@ def test_leaving_async_with_reports_unused_steps_and_keeps_a_block_error() -> No
         asyncio.run(unused())
     with pytest.raises(LookupError, match="mine"):
         asyncio.run(failing())
+
+
+def test_a_client_resetting_a_stream_closes_its_waiting_source_at_once() -> None:
+    source = GatedSource()
+    model = ScriptedModel([model_stream(source.events())])
+
+    with ScriptedServer(model) as server:
+        sock = open_stream(server.url)
+        read_until(sock, b"before")
+        # The gate is never set: only the client's leaving can end the source. A reset
+        # tells the server at once (a plain close shows when the next chunk is written).
+        reset(sock)
+        assert source.closed.wait(HANG_GUARD)
+
+    assert not source.gate.is_set()
+    assert [r.status for r in server.requests] == [200]
