@@ -63,7 +63,7 @@ class _Head:
 
 
 class _Serving:
-    """A running server's loop-side state; every attribute but ``tasks`` is set once."""
+    """What ``start()`` hands back from the loop thread: the loop, its stop event, the port."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, stop: asyncio.Event, port: int) -> None:
         self.loop = loop
@@ -148,7 +148,9 @@ class ScriptedServer:
     def assert_complete(self) -> None:
         """Fail on a request the server could not read, then on the endpoint's violations.
 
-        Raises, in this order: a ``WireRequestError`` (reason ``malformed_request`` or
+        Raises, in this order: a ``RuntimeError`` if the server itself failed while
+        answering (a bug to report; the request was answered 500 with
+        ``x-should-retry: false``); a ``WireRequestError`` (reason ``malformed_request`` or
         ``request_too_large``) for the first request refused before it reached the
         endpoint; the endpoint's first ``WireRequestError``; any model's unused or broken
         script.
