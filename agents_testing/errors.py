@@ -60,6 +60,8 @@ WireRequestReason = Literal[
     "invalid_body",
     "unknown_model",
     "unsupported_output",
+    "malformed_request",
+    "request_too_large",
 ]
 
 InvalidScriptedSandboxStepReason = Literal[
@@ -822,6 +824,11 @@ _WIRE_HINTS: dict[str, str] = {
     "invalid_body": "send the fields the provider's API requires.",
     "unknown_model": "route this model name (or path) to a ScriptedModel, or fix the name.",
     "unsupported_output": "script only items this wire format can express.",
+    "malformed_request": (
+        "send a well-formed HTTP/1.1 request: a 'METHOD /path HTTP/1.1' line, 'Name: value' "
+        "headers, and a body of exactly its Content-Length or in valid chunks."
+    ),
+    "request_too_large": ("send a smaller body, or raise ScriptedServer(max_body_bytes=...)."),
 }
 
 

@@ -13,7 +13,9 @@ pytest.importorskip("openai")
 pytest.importorskip("anthropic")
 pytest.importorskip("httpx")
 
+import asyncio
 import json
+import threading
 from typing import Any
 
 import anthropic
@@ -27,6 +29,7 @@ from agents_testing import (
     assistant_message,
     function_call,
     model_error,
+    model_stream,
 )
 from agents_testing.adapters.httpx import scripted_transport
 from agents_testing.wire import ScriptedServer
@@ -128,7 +131,8 @@ def test_one_server_for_several_agents() -> None:
     triage = ScriptedModel([[assistant_message("billing")]])
     billing = ScriptedModel([[assistant_message("Refund issued.")]])
 
-    # Route by model name; a key starting with "/" routes by path prefix instead.
+    # Route by model name; a key starting with "/" routes by path prefix instead. Leaving
+    # the block checks that every model's script was used and no request went astray.
     with ScriptedServer({"triage-model": triage, "billing-model": billing}) as server:
         client = openai.OpenAI(base_url=server.base_url, api_key="test-key")
         route = client.responses.create(model="triage-model", input="I want a refund")
@@ -136,4 +140,27 @@ def test_one_server_for_several_agents() -> None:
 
     assert answer.output_text == "Refund issued."
     assert billing.calls[-1].request.input == "billing"
-    server.assert_complete()  # every model's script was used, no request went astray
+
+
+def test_a_stream_that_waits_for_the_client() -> None:
+    gate = threading.Event()  # set by the test, read by the scripted stream
+
+    async def events() -> Any:
+        yield {"type": "output_text_delta", "item_id": None, "delta": "Thinking"}
+        # Poll with short sleeps: if the test fails before it sets the gate, closing the
+        # server cancels the sleep, and the failure is reported instead of a hang.
+        while not gate.is_set():  # noqa: ASYNC110 - a threading.Event, set by the test
+            await asyncio.sleep(0.01)
+        yield {"type": "output_text_delta", "item_id": None, "delta": "... done."}
+
+    model = ScriptedModel([model_stream(events())])
+    deltas: list[str] = []
+
+    with ScriptedServer(model) as server:
+        client = openai.OpenAI(base_url=server.base_url, api_key="test-key")
+        for event in client.responses.create(model="gpt-4.1", input="Hi", stream=True):
+            if event.type == "response.output_text.delta":
+                deltas.append(event.delta)
+                gate.set()  # the first delta arrived while the stream was still running
+
+    assert deltas == ["Thinking", "... done."]

@@ -6,6 +6,7 @@ this module after the test module's ``importorskip`` calls: it needs ``httpx``.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
@@ -42,13 +43,16 @@ class Provider:
             ) as client:
                 yield client, transport.endpoint
             return
-        with (
-            ScriptedServer(model) as server,
-            self.client(
+        # start()/close() rather than ``with``: leaving a server's block checks its script,
+        # and these tests assert what the endpoint recorded in both modes alike.
+        server = ScriptedServer(model).start()
+        try:
+            with self.client(
                 base_url=server.url + self.api_path, api_key=self.api_key, **options
-            ) as client,
-        ):
-            yield client, server.endpoint
+            ) as client:
+                yield client, server.endpoint
+        finally:
+            server.close()
 
     @asynccontextmanager
     async def connect_async(
@@ -65,13 +69,14 @@ class Provider:
             ) as client:
                 yield client, transport.endpoint
             return
-        async with (
-            ScriptedServer(model) as server,
-            self.async_client(
+        server = ScriptedServer(model).start()
+        try:
+            async with self.async_client(
                 base_url=server.url + self.api_path, api_key=self.api_key, **options
-            ) as client,
-        ):
-            yield client, server.endpoint
+            ) as client:
+                yield client, server.endpoint
+        finally:
+            await asyncio.to_thread(server.close)
 
 
 def error_then_answer(error: Exception, answer: str) -> ScriptedModel:
