@@ -95,12 +95,14 @@ async def _raised(run: Awaitable[object]) -> Exception | None:
 
 
 def _chain(error: BaseException) -> list[BaseException]:
-    """Return ``error`` and every exception it was raised from or during."""
+    """Return ``error`` and every exception a traceback of it shows as its cause or context."""
     chain: list[BaseException] = []
     current: BaseException | None = error
     while current is not None and current not in chain:
         chain.append(current)
-        current = current.__cause__ or current.__context__
+        # ``raise ... from None`` hides the context from the traceback, so it is lost here.
+        hidden = current.__suppress_context__
+        current = current.__cause__ or (None if hidden else current.__context__)
     return chain
 
 
