@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import AsyncGenerator, Mapping
-from typing import Any
+from typing import Any, cast
 
 from tiny_agent import Agent, ChatModel, Chunk, Completion, Message, Tool, ToolCall
 
@@ -42,19 +42,25 @@ def scripted_request(messages: list[Message], tools: list[Tool]) -> ModelRequest
     return ModelRequest(input=items, tools=tools, extra={"messages": messages})
 
 
+def fields_of(value: object) -> Mapping[str, Any]:
+    """Return a scripted mapping's fields, or no fields for anything else."""
+    return cast("Mapping[str, Any]", value) if isinstance(value, Mapping) else {}
+
+
 def completion_of(model: ScriptedModel, output: list[Any], call_index: int) -> Completion:
     """Turn scripted output items into a ``Completion``, refusing what it cannot hold."""
     completion = Completion()
     for index, item in enumerate(output):
-        kind = item.get("type") if isinstance(item, Mapping) else None
+        fields = fields_of(item)
+        kind = fields.get("type")
         if kind == "message":
-            parts = item["content"]
+            parts = [fields_of(part) for part in fields["content"]]
             completion.text += "".join(p["text"] for p in parts if p["type"] == "output_text")
         elif kind == "function_call":
-            call = ToolCall(item["name"], item["call_id"], item["arguments"])
+            call = ToolCall(fields["name"], fields["call_id"], fields["arguments"])
             completion.tool_calls.append(call)
         elif kind == "reasoning":
-            completion.reasoning.extend(part["text"] for part in item["summary"])
+            completion.reasoning.extend(fields_of(part)["text"] for part in fields["summary"])
         else:
             reason = "a Completion holds only messages, function calls and reasoning."
             error = InvalidScriptedModelOutputError(call_index, index, str(kind), reason, FRAMEWORK)
@@ -91,7 +97,7 @@ class ScriptedChatModel:
         call_index = events.call_index
         try:
             async for scripted in events:
-                event: Mapping[str, Any] = scripted  # a script may hold any mapping here
+                event = fields_of(scripted)  # a script may hold any mapping, or none
                 kind = event.get("type")
                 if kind == "output_text_delta":
                     yield Chunk(text=event["delta"])
@@ -104,13 +110,14 @@ class ScriptedChatModel:
             # Close the scripted stream as soon as the framework stops reading.
             await events.aclose()
 
-    def _done(self, response: Any, call_index: int) -> Completion:
-        fields = response if isinstance(response, Mapping) else {}
-        output, usage = fields.get("output"), fields.get("usage") or {}
-        if not fields or not isinstance(output, list) or not isinstance(usage, Mapping):
+    def _done(self, response: object, call_index: int) -> Completion:
+        fields = fields_of(response)
+        unset_or_mapping = isinstance(fields.get("usage") or {}, Mapping)
+        if not isinstance(fields.get("output"), list) or not unset_or_mapping:
             detail = "response_done needs a mapping with an output list and a usage mapping."
             raise refused_event(self.model, call_index, detail)
-        completion = completion_of(self.model, output, call_index)
+        completion = completion_of(self.model, fields["output"], call_index)
+        usage = fields_of(fields.get("usage"))
         completion.input_tokens = usage.get("input_tokens") or 0
         completion.output_tokens = usage.get("output_tokens") or 0
         return completion
