@@ -7,8 +7,9 @@ and raises ``ConformanceError`` naming the behavior that broke. They need no tes
 
 from __future__ import annotations
 
+import inspect
 import json
-from collections.abc import AsyncIterator, Awaitable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, NoReturn, TypeVar, cast
 
 from ..errors import (
@@ -23,6 +24,7 @@ from ._errors import ConformanceError
 from ._harness import (
     AbandonStreamHarness,
     ModelHarness,
+    Reply,
     RetryAdviceHarness,
     StructuredOutputHarness,
 )
@@ -64,6 +66,49 @@ class ScriptedFailure(Exception):
     """The model failure the error and retry checks script."""
 
 
+class _HarnessMisuseError(TypeError):
+    """A harness that does not keep the ``ModelHarness`` protocol: the author's bug, not a FAIL."""
+
+
+def _method(harness: object, name: str) -> Callable[..., object]:
+    method: object = getattr(harness, name, None)
+    if not callable(method):
+        raise _HarnessMisuseError(
+            f"The harness {type(harness).__name__} has no {name}() method; write it as the "
+            "ModelHarness protocol of agents_testing.conformance describes."
+        )
+    return method
+
+
+async def _run_harness(harness: object, name: str, *args: object, **kwargs: object) -> object:
+    """Await ``harness.<name>(...)``, refusing a method that is not ``async``."""
+    result = _method(harness, name)(*args, **kwargs)
+    if not inspect.isawaitable(result):
+        raise _HarnessMisuseError(
+            f"The harness's {name}() returned {type(result).__name__}, not an awaitable; "
+            "make it an async def."
+        )
+    return await result
+
+
+def _returned_as(value: object, kind: type[_T], name: str, shape: str) -> _T:
+    if not isinstance(value, kind):
+        raise _HarnessMisuseError(
+            f"The harness's {name}() returned {type(value).__name__}; return {shape}."
+        )
+    return value
+
+
+async def _call(harness: object, model: ScriptedModel, *, stream: bool) -> Reply:
+    value = await _run_harness(harness, "call", model, PROMPT, stream=stream)
+    return _returned_as(value, Reply, "call", "a Reply")
+
+
+async def _answer(harness: object, name: str, model: ScriptedModel, *, stream: bool) -> str:
+    value = await _run_harness(harness, name, model, PROMPT, stream=stream)
+    return _returned_as(value, str, name, "the final answer as a str")
+
+
 # -- reading what happened -------------------------------------------------------------------
 
 
@@ -79,6 +124,8 @@ async def _returned(check: str, run: Awaitable[_T], fix: str) -> _T:
     """Await a harness run that should succeed; a failure becomes the check's error."""
     try:
         return await run
+    except _HarnessMisuseError:
+        raise
     except Exception as error:
         raise ConformanceError(
             check, "the run to succeed", f"it raised {_described(error)}", fix
@@ -89,6 +136,8 @@ async def _raised(run: Awaitable[object]) -> Exception | None:
     """Await a harness run that may fail; return what it raised, if anything."""
     try:
         await run
+    except _HarnessMisuseError:
+        raise
     except Exception as error:
         return error
     return None
@@ -197,7 +246,7 @@ async def check_text_turn(harness: ModelHarness, *, stream: bool = False) -> Non
         "(streamed) exactly once, and turn message items into the framework's assistant text."
     )
     model = ScriptedModel([[assistant_message(ANSWER)]])
-    reply = await _returned(check, harness.call(model, PROMPT, stream=stream), fix)
+    reply = await _returned(check, _call(harness, model, stream=stream), fix)
     _check_calls(check, model, [stream], fix)
     if reply.text != ANSWER:
         _fail(check, f"the reply's text {ANSWER!r}", f"{reply.text!r}", fix)
@@ -223,7 +272,7 @@ async def check_tool_call_turn(harness: ModelHarness, *, stream: bool = False) -
         "and the arguments JSON, streamed or not."
     )
     model = ScriptedModel([[function_call_item(TOOL, {"city": "Tokyo"}, call_id="call_1")]])
-    reply = await _returned(check, harness.call(model, PROMPT, stream=stream), fix)
+    reply = await _returned(check, _call(harness, model, stream=stream), fix)
     _check_calls(check, model, [stream], fix)
     actual = [(call.name, call.call_id, _parsed(call.arguments)) for call in reply.tool_calls]
     expected = [(TOOL, "call_1", {"city": "Tokyo"})]
@@ -248,7 +297,7 @@ async def check_exact_tool_arguments(harness: ModelHarness, *, stream: bool = Fa
         "when the framework sends the call back; do not re-serialize parsed arguments."
     )
     model = ScriptedModel([[function_call_item(TOOL, EXACT_ARGUMENTS, call_id="call_1")]])
-    reply = await _returned(check, harness.call(model, PROMPT, stream=stream), fix)
+    reply = await _returned(check, _call(harness, model, stream=stream), fix)
     sent = [call.arguments for call in reply.tool_calls]
     if sent != [EXACT_ARGUMENTS]:
         _fail(check, f"the reply's tool call arguments [{EXACT_ARGUMENTS!r}]", f"{sent}", fix)
@@ -259,7 +308,7 @@ async def check_exact_tool_arguments(harness: ModelHarness, *, stream: bool = Fa
             [assistant_message(ANSWER)],
         ]
     )
-    await _returned(check, harness.run_tool_loop(model, PROMPT, stream=stream), fix)
+    await _returned(check, _answer(harness, "run_tool_loop", model, stream=stream), fix)
     _check_calls(check, model, [stream, stream], fix)
     recorded = [item.get("arguments") for item in _items(model.calls[1].request, "function_call")]
     if recorded != [EXACT_ARGUMENTS]:
@@ -297,7 +346,7 @@ async def check_tool_loop(harness: ModelHarness, *, stream: bool = False) -> Non
         "without tool calls, so its loop makes exactly two calls."
     )
     model = ScriptedModel(_tool_script())
-    answer = await _returned(check, harness.run_tool_loop(model, PROMPT, stream=stream), fix)
+    answer = await _returned(check, _answer(harness, "run_tool_loop", model, stream=stream), fix)
     _check_calls(check, model, [stream, stream], fix)
     if answer != ANSWER:
         _fail(check, f"the answer {ANSWER!r}", f"{answer!r}", fix)
@@ -324,7 +373,7 @@ async def check_tool_loop_history(harness: ModelHarness, *, stream: bool = False
         "tool call and a function_call_output item (call_id, output) per tool result."
     )
     model = ScriptedModel(_tool_script())
-    await _returned(check, harness.run_tool_loop(model, PROMPT, stream=stream), fix)
+    await _returned(check, _answer(harness, "run_tool_loop", model, stream=stream), fix)
     _check_calls(check, model, [stream, stream], fix)
     second = model.calls[1].request
     calls = [(item.get("name"), item.get("call_id")) for item in _items(second, "function_call")]
@@ -357,7 +406,7 @@ async def check_parallel_tool_calls(harness: ModelHarness, *, stream: bool = Fal
             [assistant_message(ANSWER)],
         ]
     )
-    answer = await _returned(check, harness.run_tool_loop(model, PROMPT, stream=stream), fix)
+    answer = await _returned(check, _answer(harness, "run_tool_loop", model, stream=stream), fix)
     _check_calls(check, model, [stream, stream], fix)
     outputs = {key: str(value) for key, value in model.calls[1].request.tool_outputs.items()}
     if (
@@ -391,13 +440,15 @@ async def check_recorded_request(harness: ModelHarness, *, stream: bool = False)
         "framework's tool objects (with a name) or OpenAI tool dicts in tools."
     )
     model = ScriptedModel([[assistant_message(ANSWER)]])
-    await _returned(check, harness.call(model, PROMPT, stream=stream), fix)
+    await _returned(check, _call(harness, model, stream=stream), fix)
     _check_calls(check, model, [stream], fix)
     request = model.calls[0].request
     if request.last_user_text != PROMPT:
         _fail(check, f"last_user_text {PROMPT!r}", f"{request.last_user_text!r}", fix)
     try:
-        sent = harness.sent_tool_names(request)
+        sent = _method(harness, "sent_tool_names")(request)
+    except _HarnessMisuseError:
+        raise
     except Exception as error:
         raise ConformanceError(
             check, "the harness to read request.tools", f"it raised {_described(error)}", fix
@@ -436,7 +487,7 @@ async def check_usage(harness: ModelHarness, *, stream: bool = False) -> None:
     model = ScriptedModel(
         [ModelResponse([assistant_message(ANSWER)], Usage(input_tokens=10, output_tokens=4))]
     )
-    reply = await _returned(check, harness.call(model, PROMPT, stream=stream), fix)
+    reply = await _returned(check, _call(harness, model, stream=stream), fix)
     if (reply.input_tokens, reply.output_tokens) != (10, 4):
         _fail(
             check,
@@ -464,7 +515,7 @@ async def check_reasoning_items(harness: ModelHarness, *, stream: bool = False) 
         "summary": [{"type": "summary_text", "text": "Check the sky first."}],
     }
     model = ScriptedModel([[reasoning, assistant_message(ANSWER)]])
-    reply = await _returned(check, harness.call(model, PROMPT, stream=stream), fix)
+    reply = await _returned(check, _call(harness, model, stream=stream), fix)
     if (reply.reasoning, reply.text) != (("Check the sky first.",), ANSWER):
         _fail(
             check,
@@ -493,8 +544,20 @@ async def check_structured_output(
         "Deliver the scripted message text or tool call arguments to the framework's output "
         "parser unchanged."
     )
-    model = ScriptedModel([harness.structured_output(STRUCTURED_VALUE)])
-    value = await _returned(check, harness.run_structured(model, PROMPT, stream=stream), fix)
+    items = _method(harness, "structured_output")(dict(STRUCTURED_VALUE))
+    if not isinstance(items, list):
+        _returned_as(items, list, "structured_output", "a list of output items")
+    try:
+        model = ScriptedModel([cast("list[Any]", items)])
+    except (TypeError, ValueError) as error:
+        raise _HarnessMisuseError(
+            f"The harness's structured_output() returned items ScriptedModel refuses: {error}"
+        ) from error
+    run = _run_harness(harness, "run_structured", model, PROMPT, stream=stream)
+    value = await _returned(check, run, fix)
+    if not isinstance(value, Mapping):
+        _returned_as(value, dict, "run_structured", "the output as a mapping")
+    value = cast("Mapping[str, Any]", value)
     _check_calls(check, model, [stream], fix)
     if dict(value) != dict(STRUCTURED_VALUE):
         _fail(check, f"the output {dict(STRUCTURED_VALUE)}", f"{value!r}", fix)
@@ -521,7 +584,7 @@ async def check_automatic_stream(harness: ModelHarness) -> None:
         "framework's text chunk, and the response_done output into its final message."
     )
     model = ScriptedModel([[assistant_message(ANSWER)]])
-    reply = await _returned(check, harness.call(model, PROMPT, stream=True), fix)
+    reply = await _returned(check, _call(harness, model, stream=True), fix)
     _check_calls(check, model, [True], fix)
     if not reply.text_deltas or "".join(reply.text_deltas) != ANSWER or reply.text != ANSWER:
         _fail(
@@ -562,7 +625,7 @@ async def check_exact_stream(harness: ModelHarness) -> None:
             )
         ]
     )
-    reply = await _returned(check, harness.call(model, PROMPT, stream=True), fix)
+    reply = await _returned(check, _call(harness, model, stream=True), fix)
     _check_calls(check, model, [True], fix)
     if reply.text_deltas != ("It is ", "sunny.") or reply.text != "It is sunny.":
         _fail(
@@ -606,7 +669,7 @@ async def check_abandoned_stream_closes_the_source(harness: AbandonStreamHarness
             progress.append("closed")
 
     model = ScriptedModel([model_stream(source())])
-    await _returned(check, harness.abandon_stream(model, PROMPT), fix)
+    await _returned(check, _run_harness(harness, "abandon_stream", model, PROMPT), fix)
     _check_calls(check, model, [True], fix)
     if "finished" in progress:
         _fail(
@@ -656,7 +719,7 @@ async def check_invalid_stream_events_are_refused(harness: ModelHarness) -> None
     ]
     for description, events in cases:
         model = ScriptedModel([model_stream(events)])
-        raised = await _raised(harness.call(model, PROMPT, stream=True))
+        raised = await _raised(_call(harness, model, stream=True))
         error = _recorded_violation(
             f"{check} ({description})", model, raised, InvalidScriptedModelStepError, fix
         )
@@ -691,7 +754,7 @@ async def check_model_error_reaches_the_caller(
     )
     failure = ScriptedFailure("model unavailable")
     model = ScriptedModel([model_error(failure)])
-    raised = await _raised(harness.call(model, PROMPT, stream=stream))
+    raised = await _raised(_call(harness, model, stream=stream))
     if raised is None:
         _fail(check, "the call to fail with the scripted ScriptedFailure", "it returned", fix)
     if not any(error is failure for error in _chain(raised)):
@@ -726,7 +789,7 @@ async def check_retry_advice_is_followed(
     model = ScriptedModel(
         [model_error(ScriptedFailure("overloaded"), advice), [assistant_message(ANSWER)]]
     )
-    answer = await _returned(check, harness.run_with_retry(model, PROMPT, stream=stream), fix)
+    answer = await _returned(check, _answer(harness, "run_with_retry", model, stream=stream), fix)
     _check_calls(check, model, [stream, stream], fix)
     if answer != ANSWER:
         _fail(check, f"the answer {ANSWER!r}", f"{answer!r}", fix)
@@ -754,7 +817,7 @@ async def check_advice_against_retrying_is_followed(
     model = ScriptedModel(
         [model_error(failure, ModelRetryAdvice(suggested=False)), [assistant_message("unused")]]
     )
-    raised = await _raised(harness.run_with_retry(model, PROMPT, stream=stream))
+    raised = await _raised(_answer(harness, "run_with_retry", model, stream=stream))
     if raised is None or not any(error is failure for error in _chain(raised)):
         _fail(
             check,
@@ -782,7 +845,7 @@ async def check_extra_call_fails_the_run(harness: ModelHarness, *, stream: bool 
         "answer it yourself: the model records the violation for assert_complete()."
     )
     model = ScriptedModel([_tool_script()[0]])
-    raised = await _raised(harness.run_tool_loop(model, PROMPT, stream=stream))
+    raised = await _raised(_answer(harness, "run_tool_loop", model, stream=stream))
     error = _recorded_violation(check, model, raised, UnexpectedModelCallError, fix)
     if (error.call_index, error.streamed) != (1, stream):
         _fail(
@@ -815,7 +878,7 @@ async def check_unknown_output_item_is_refused(
         "output_index, item_type, reason, framework)) for an item the adapter cannot convert."
     )
     model = ScriptedModel([[assistant_message(ANSWER), {"type": "telepathy"}]])
-    raised = await _raised(harness.call(model, PROMPT, stream=stream))
+    raised = await _raised(_call(harness, model, stream=stream))
     error = _recorded_violation(check, model, raised, InvalidScriptedModelOutputError, fix)
     fields = (error.call_index, error.output_index, error.item_type)
     if fields != (0, 1, "telepathy"):

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import copy
 import pickle
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from agents_testing.conformance import ConformanceError
+from agents_testing import conformance as kit
+from agents_testing.conformance import ConformanceError, Reply
 
 
 def test_conformance_error_is_an_assertion_error_with_its_fields() -> None:
@@ -159,3 +165,83 @@ def test_the_base_class_runs_one_test_per_check_and_skips_by_flag(
             "has_retry_advice = False."
         ]
     )
+
+
+# -- a harness that does not keep the protocol -------------------------------------------------
+
+CHECKS = [getattr(kit, name) for name in kit.__all__ if name.startswith("check_")]
+
+
+class JunkHarness:
+    """Answers every harness method with ``value``, from a sync or an async method."""
+
+    framework = "junk"
+
+    def __init__(self, value: object, *, is_async: bool) -> None:
+        self.value = value
+        self.is_async = is_async
+
+    def _answer(self, *args: object, **kwargs: object) -> object:
+        if not self.is_async:
+            return self.value
+
+        async def answer() -> object:
+            return self.value
+
+        return answer()
+
+    call = run_tool_loop = run_with_retry = abandon_stream = run_structured = _answer
+
+    def sent_tool_names(self, request: object) -> object:
+        return self.value
+
+    def structured_output(self, value: object) -> object:
+        return self.value
+
+
+_junk = st.none() | st.integers() | st.text(max_size=5) | st.lists(st.integers(), max_size=2)
+_replies = st.builds(
+    Reply, text=st.sampled_from(["", "It is sunny in Tokyo."]), text_deltas=st.just(("x",))
+)
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(
+    check=st.sampled_from(CHECKS),
+    value=_junk | _replies | st.dictionaries(st.text(max_size=3), _junk, max_size=2),
+    is_async=st.booleans(),
+)
+def test_a_harness_off_the_protocol_gets_a_conformance_or_type_error(
+    check: Any, value: object, is_async: bool
+) -> None:
+    with contextlib.suppress(ConformanceError, TypeError):
+        asyncio.run(check(JunkHarness(value, is_async=is_async)))
+
+
+@pytest.mark.parametrize(
+    ("harness", "message"),
+    [
+        (
+            object(),
+            "The harness object has no call() method; write it as the ModelHarness protocol "
+            "of agents_testing.conformance describes.",
+        ),
+        (
+            JunkHarness(Reply("x"), is_async=False),
+            "The harness's call() returned Reply, not an awaitable; make it an async def.",
+        ),
+        (
+            JunkHarness("x", is_async=True),
+            "The harness's call() returned str; return a Reply.",
+        ),
+    ],
+    ids=["missing", "sync", "wrong-type"],
+)
+def test_a_harness_off_the_protocol_is_a_type_error_naming_the_method(
+    harness: object, message: str
+) -> None:
+    with pytest.raises(TypeError) as raised:
+        asyncio.run(kit.check_text_turn(harness))  # type: ignore[arg-type]
+
+    assert str(raised.value) == message
+    assert not isinstance(raised.value, ConformanceError)
