@@ -14,9 +14,9 @@ def _rebuild(fields: dict[str, str]) -> ConformanceError:
 class ConformanceError(AssertionError):
     """An adapter broke a conformance check: which check, what it expected, what happened.
 
-    ``check`` is the check function's name, ``expected`` and ``actual`` describe the
-    behavior, and ``fix`` says how adapters usually fix it. An error the harness raised on
-    the way is the ``__cause__``.
+    ``check`` is the check function's name (with the case, for a check that tries several),
+    ``expected`` and ``actual`` describe the behavior, and ``fix`` says how adapters usually
+    fix it. An error the harness raised on the way is the ``__cause__``.
     """
 
     def __init__(self, check: str, expected: str, actual: str, fix: str) -> None:

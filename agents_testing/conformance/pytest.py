@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import pytest
 
@@ -89,13 +89,22 @@ class ModelAdapterTests:
         """Run one check to the end; override to use another event loop than ``asyncio.run``."""
         asyncio.run(check)
 
+    def _harness(self) -> ModelHarness:
+        harness: object = getattr(self, "harness", None)
+        if harness is None:
+            raise TypeError(
+                f"{type(self).__name__} has no harness; set harness = YourHarness() on the "
+                "class (see ModelHarness in agents_testing.conformance)."
+            )
+        return cast(ModelHarness, harness)
+
     def _require(self, *flags: str) -> None:
         for flag in flags:
             if not getattr(self, flag):
                 pytest.skip(f"{type(self).__name__}.{flag} is False")
 
     def _harness_of(self, kind: type[Any], flag: str, method: str) -> Any:
-        harness = self.harness
+        harness = self._harness()
         if not isinstance(harness, kind):
             raise TypeError(
                 f"{type(self).__name__}.{flag} is True, but its harness "
@@ -114,35 +123,35 @@ class ModelAdapterTests:
     def test_text_turn(self, stream: bool) -> None:
         """One model call answers with the scripted text (``check_text_turn``)."""
         self._mode(stream)
-        self.run_check(check_text_turn(self.harness, stream=stream))
+        self.run_check(check_text_turn(self._harness(), stream=stream))
 
     @_modes
     def test_tool_call_turn(self, stream: bool) -> None:
         """A scripted function_call becomes the framework's tool call (``check_tool_call_turn``)."""
         self._mode(stream)
         self._require("has_tool_calls")
-        self.run_check(check_tool_call_turn(self.harness, stream=stream))
+        self.run_check(check_tool_call_turn(self._harness(), stream=stream))
 
     @_modes
     def test_exact_tool_arguments(self, stream: bool) -> None:
         """A tool call's argument string stays exact (``check_exact_tool_arguments``)."""
         self._mode(stream)
         self._require("has_tool_calls", "keeps_exact_tool_arguments")
-        self.run_check(check_exact_tool_arguments(self.harness, stream=stream))
+        self.run_check(check_exact_tool_arguments(self._harness(), stream=stream))
 
     @_modes
     def test_usage(self, stream: bool) -> None:
         """Scripted token usage reaches the framework (``check_usage``)."""
         self._mode(stream)
         self._require("has_usage")
-        self.run_check(check_usage(self.harness, stream=stream))
+        self.run_check(check_usage(self._harness(), stream=stream))
 
     @_modes
     def test_reasoning_items(self, stream: bool) -> None:
         """A scripted reasoning item reaches the framework (``check_reasoning_items``)."""
         self._mode(stream)
         self._require("has_reasoning_items")
-        self.run_check(check_reasoning_items(self.harness, stream=stream))
+        self.run_check(check_reasoning_items(self._harness(), stream=stream))
 
     @_modes
     def test_structured_output(self, stream: bool) -> None:
@@ -161,44 +170,44 @@ class ModelAdapterTests:
         """The loop runs the tool and returns the answer (``check_tool_loop``)."""
         self._mode(stream)
         self._require("has_tool_calls")
-        self.run_check(check_tool_loop(self.harness, stream=stream))
+        self.run_check(check_tool_loop(self._harness(), stream=stream))
 
     @_modes
     def test_tool_loop_history(self, stream: bool) -> None:
         """The second request records the tool round trip (``check_tool_loop_history``)."""
         self._mode(stream)
         self._require("has_tool_calls")
-        self.run_check(check_tool_loop_history(self.harness, stream=stream))
+        self.run_check(check_tool_loop_history(self._harness(), stream=stream))
 
     @_modes
     def test_parallel_tool_calls(self, stream: bool) -> None:
         """Two tool calls in one response both run (``check_parallel_tool_calls``)."""
         self._mode(stream)
         self._require("has_tool_calls", "has_parallel_tool_calls")
-        self.run_check(check_parallel_tool_calls(self.harness, stream=stream))
+        self.run_check(check_parallel_tool_calls(self._harness(), stream=stream))
 
     @_modes
     def test_recorded_request(self, stream: bool) -> None:
         """The recorded request holds the prompt and the tools (``check_recorded_request``)."""
         self._mode(stream)
-        self.run_check(check_recorded_request(self.harness, stream=stream))
+        self.run_check(check_recorded_request(self._harness(), stream=stream))
 
     # -- streams -----------------------------------------------------------------------------
 
     def test_automatic_stream(self) -> None:
         """A plain step streams as text deltas (``check_automatic_stream``)."""
         self._require("has_streaming")
-        self.run_check(check_automatic_stream(self.harness))
+        self.run_check(check_automatic_stream(self._harness()))
 
     def test_exact_stream(self) -> None:
         """Scripted stream events arrive one to one (``check_exact_stream``)."""
         self._require("has_streaming")
-        self.run_check(check_exact_stream(self.harness))
+        self.run_check(check_exact_stream(self._harness()))
 
     def test_invalid_stream_events_are_refused(self) -> None:
         """Unreadable stream events are refused and recorded (``check_invalid_stream_events_are_refused``)."""  # noqa: E501 - the check's name
         self._require("has_streaming")
-        self.run_check(check_invalid_stream_events_are_refused(self.harness))
+        self.run_check(check_invalid_stream_events_are_refused(self._harness()))
 
     def test_abandoned_stream_closes_the_source(self) -> None:
         """A stream left early closes the scripted source (``check_abandoned_stream_closes_the_source``)."""  # noqa: E501 - the check's name
@@ -214,7 +223,7 @@ class ModelAdapterTests:
     def test_model_error_reaches_the_caller(self, stream: bool) -> None:
         """A scripted error fails the call (``check_model_error_reaches_the_caller``)."""
         self._mode(stream)
-        self.run_check(check_model_error_reaches_the_caller(self.harness, stream=stream))
+        self.run_check(check_model_error_reaches_the_caller(self._harness(), stream=stream))
 
     @_modes
     def test_retry_advice_is_followed(self, stream: bool) -> None:
@@ -241,10 +250,10 @@ class ModelAdapterTests:
         """A call past the script is recorded (``check_extra_call_fails_the_run``)."""
         self._mode(stream)
         self._require("has_tool_calls")
-        self.run_check(check_extra_call_fails_the_run(self.harness, stream=stream))
+        self.run_check(check_extra_call_fails_the_run(self._harness(), stream=stream))
 
     @_modes
     def test_unknown_output_item_is_refused(self, stream: bool) -> None:
         """An unknown output item is refused and recorded (``check_unknown_output_item_is_refused``)."""  # noqa: E501 - the check's name
         self._mode(stream)
-        self.run_check(check_unknown_output_item_is_refused(self.harness, stream=stream))
+        self.run_check(check_unknown_output_item_is_refused(self._harness(), stream=stream))

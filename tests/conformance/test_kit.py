@@ -245,3 +245,25 @@ def test_a_harness_off_the_protocol_is_a_type_error_naming_the_method(
 
     assert str(raised.value) == message
     assert not isinstance(raised.value, ConformanceError)
+
+
+def test_a_subclass_without_a_harness_fails_saying_to_set_one(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_suite=(
+            "from agents_testing.conformance.pytest import ModelAdapterTests\n"
+            "class TestNoHarness(ModelAdapterTests):\n"
+            "    pass\n"
+        )
+    )
+
+    result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:asyncio")
+
+    outcomes = result.parseoutcomes()
+    assert "passed" not in outcomes
+    assert outcomes["failed"] > 0
+    result.stdout.fnmatch_lines(
+        [
+            "*TypeError: TestNoHarness has no harness; set harness = YourHarness() on the "
+            "class (see ModelHarness in agents_testing.conformance)."
+        ]
+    )
