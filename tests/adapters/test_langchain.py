@@ -57,7 +57,6 @@ from .contract import (
     ANSWER,
     PROMPT,
     UNREADABLE_DONE_RESPONSES,
-    ModelAdapterContract,
     done_responses,
     served_or_refused,
     tool_script,
@@ -76,33 +75,6 @@ def aggregate(chunks: list[AIMessageChunk]) -> AIMessageChunk:
     for chunk in chunks[1:]:
         total = total + chunk
     return total
-
-
-class ToolLoop:
-    """A hand-written LangChain tool loop: bind, call, run tools, call again."""
-
-    async def run(self, model: ScriptedModel, prompt: str, *, stream: bool) -> str:
-        chat = langchain_chat_model(model).bind_tools([get_weather])
-        messages: list[BaseMessage] = [HumanMessage(prompt)]
-        while True:
-            if stream:
-                # bind_tools types its stream as AIMessage; a streamed part is an AIMessageChunk.
-                chunks = [cast(AIMessageChunk, chunk) async for chunk in chat.astream(messages)]
-                reply: AIMessage = aggregate(chunks)
-            else:
-                reply = await chat.ainvoke(messages)
-            messages.append(reply)
-            if not reply.tool_calls:
-                return str(reply.content)
-            for call in reply.tool_calls:
-                messages.append(await get_weather.ainvoke(call))
-
-    def tool_names(self, request: ModelRequest) -> list[str]:
-        return [schema["function"]["name"] for schema in request.tools]
-
-
-class TestLangChainContract(ModelAdapterContract):
-    harness = ToolLoop()
 
 
 # -- sync paths and threads -------------------------------------------------------------

@@ -77,7 +77,6 @@ from agents_testing.adapters.openai_agents import openai_agents_model
 
 from .contract import (
     UNREADABLE_DONE_RESPONSES,
-    ModelAdapterContract,
     done_responses,
     served_or_refused,
 )
@@ -138,24 +137,6 @@ def stream(model: ScriptedModel, input: Any = "hi") -> AsyncIterator[Any]:  # no
 
 async def collect(events: AsyncIterator[Any]) -> list[Any]:
     return [event async for event in events]
-
-
-class Harness:
-    """Run the contract's weather agent on the real SDK through the adapter."""
-
-    async def run(self, model: ScriptedModel, prompt: str, *, stream: bool) -> str:
-        agent = Agent(
-            name="Weather assistant", model=openai_agents_model(model), tools=[get_weather]
-        )
-        result = await run(agent, prompt, stream=stream)
-        return str(result.final_output)
-
-    def tool_names(self, request: ModelRequest) -> list[str]:
-        return [tool.name for tool in request.tools]
-
-
-class TestOpenAIAgentsModelContract(ModelAdapterContract):
-    harness = Harness()
 
 
 def test_the_adapter_is_an_agents_model() -> None:

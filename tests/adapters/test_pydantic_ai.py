@@ -56,7 +56,6 @@ from .contract import (
     PROMPT,
     UNREADABLE_DONE_RESPONSES,
     ContractError,
-    ModelAdapterContract,
     done_responses,
     served_or_refused,
     tool_script,
@@ -100,21 +99,6 @@ def run_usage(result: Any) -> RunUsage:
 
 def responses(messages: list[ModelMessage]) -> list[PydanticModelResponse]:
     return [message for message in messages if isinstance(message, PydanticModelResponse)]
-
-
-class PydanticAiHarness:
-    """Run a pydantic-ai ``Agent`` with the ``get_weather`` tool on the adapted model."""
-
-    async def run(self, model: ScriptedModel, prompt: str, *, stream: bool) -> str:
-        output, _, _ = await run_agent(weather_agent(model), prompt, stream=stream)
-        return str(output)
-
-    def tool_names(self, request: ModelRequest) -> list[str]:
-        return [tool.name for tool in request.tools]
-
-
-class TestPydanticAiContract(ModelAdapterContract):
-    harness = PydanticAiHarness()
 
 
 stream_modes = pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])

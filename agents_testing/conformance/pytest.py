@@ -1,0 +1,259 @@
+"""A pytest base class that turns the conformance checks into one test per check.
+
+Importing this module imports pytest; ``agents_testing.conformance`` itself does not.
+
+Subclass ``ModelAdapterTests`` in a test module, set ``harness`` and the capability flags
+your framework has, and pytest collects one test per check (plain and streamed where both
+apply). A check whose capability is declared absent is skipped, with the flag as the
+reason::
+
+    class TestMyAdapter(ModelAdapterTests):
+        harness = MyHarness()
+        has_retry_advice = False
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from typing import Any, ClassVar, cast
+
+import pytest
+
+from ._harness import (
+    AbandonStreamHarness,
+    ModelHarness,
+    RetryAdviceHarness,
+    StructuredOutputHarness,
+)
+from ._model_checks import (
+    check_abandoned_stream_closes_the_source,
+    check_advice_against_retrying_is_followed,
+    check_automatic_stream,
+    check_exact_stream,
+    check_exact_tool_arguments,
+    check_extra_call_fails_the_run,
+    check_invalid_stream_events_are_refused,
+    check_model_error_reaches_the_caller,
+    check_parallel_tool_calls,
+    check_reasoning_items,
+    check_recorded_request,
+    check_retry_advice_is_followed,
+    check_structured_output,
+    check_text_turn,
+    check_tool_call_turn,
+    check_tool_loop,
+    check_tool_loop_history,
+    check_unknown_output_item_is_refused,
+    check_usage,
+)
+
+__all__ = ["ModelAdapterTests"]
+
+_modes = pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+
+
+class ModelAdapterTests:
+    """Conformance tests for a model adapter; subclass it and set ``harness``.
+
+    Capability flags say what the framework can do; a test that needs a capability the
+    subclass declares absent is skipped with the flag's name as the reason. Each test runs
+    one ``check_*`` function of ``agents_testing.conformance``; its failure message says
+    what was expected, what happened and how adapters usually fix it, and the check's
+    docstring has a longer Troubleshooting paragraph.
+    """
+
+    harness: ModelHarness
+    """The harness that drives your framework through your adapter."""
+
+    has_streaming: ClassVar[bool] = True
+    """The framework makes streamed model calls (``ScriptedModel.stream_response``)."""
+    has_tool_calls: ClassVar[bool] = True
+    """The framework runs tool calls the model makes, in a loop."""
+    has_parallel_tool_calls: ClassVar[bool] = True
+    """The framework runs every tool call of one response."""
+    keeps_exact_tool_arguments: ClassVar[bool] = True
+    """The framework keeps a tool call's argument string as the model sent it."""
+    has_usage: ClassVar[bool] = True
+    """The framework reads token usage from model responses."""
+    has_retry_advice: ClassVar[bool] = False
+    """The framework asks the model for retry advice; needs a ``RetryAdviceHarness``."""
+    has_cancellation: ClassVar[bool] = False
+    """The framework's users can stop reading a stream; needs an ``AbandonStreamHarness``."""
+    has_structured_output: ClassVar[bool] = False
+    """The framework parses structured output; needs a ``StructuredOutputHarness``."""
+    has_reasoning_items: ClassVar[bool] = False
+    """The framework keeps reasoning items (their summary texts) from responses."""
+
+    def run_check(self, check: Coroutine[Any, Any, None]) -> None:
+        """Run one check to the end; override to use another event loop than ``asyncio.run``."""
+        asyncio.run(check)
+
+    def _harness(self) -> ModelHarness:
+        harness: object = getattr(self, "harness", None)
+        if harness is None:
+            raise TypeError(
+                f"{type(self).__name__} has no harness; set harness = YourHarness() on the "
+                "class (see ModelHarness in agents_testing.conformance)."
+            )
+        return cast(ModelHarness, harness)
+
+    def _require(self, *flags: str) -> None:
+        for flag in flags:
+            if not getattr(self, flag):
+                pytest.skip(f"{type(self).__name__}.{flag} is False")
+
+    def _harness_of(self, kind: type[Any], flag: str, method: str) -> Any:
+        harness = self._harness()
+        if not isinstance(harness, kind):
+            raise TypeError(
+                f"{type(self).__name__}.{flag} is True, but its harness "
+                f"{type(harness).__name__} has no {method}(); implement it "
+                f"({kind.__name__}) or set {flag} = False."
+            )
+        return harness
+
+    def _mode(self, stream: bool) -> None:
+        if stream:
+            self._require("has_streaming")
+
+    # -- turns -----------------------------------------------------------------------------
+
+    @_modes
+    def test_text_turn(self, stream: bool) -> None:
+        """One model call answers with the scripted text (``check_text_turn``)."""
+        self._mode(stream)
+        self.run_check(check_text_turn(self._harness(), stream=stream))
+
+    @_modes
+    def test_tool_call_turn(self, stream: bool) -> None:
+        """A scripted function_call becomes the framework's tool call (``check_tool_call_turn``)."""
+        self._mode(stream)
+        self._require("has_tool_calls")
+        self.run_check(check_tool_call_turn(self._harness(), stream=stream))
+
+    @_modes
+    def test_exact_tool_arguments(self, stream: bool) -> None:
+        """A tool call's argument string stays exact (``check_exact_tool_arguments``)."""
+        self._mode(stream)
+        self._require("has_tool_calls", "keeps_exact_tool_arguments")
+        self.run_check(check_exact_tool_arguments(self._harness(), stream=stream))
+
+    @_modes
+    def test_usage(self, stream: bool) -> None:
+        """Scripted token usage reaches the framework (``check_usage``)."""
+        self._mode(stream)
+        self._require("has_usage")
+        self.run_check(check_usage(self._harness(), stream=stream))
+
+    @_modes
+    def test_reasoning_items(self, stream: bool) -> None:
+        """A scripted reasoning item reaches the framework (``check_reasoning_items``)."""
+        self._mode(stream)
+        self._require("has_reasoning_items")
+        self.run_check(check_reasoning_items(self._harness(), stream=stream))
+
+    @_modes
+    def test_structured_output(self, stream: bool) -> None:
+        """Structured output reaches the framework's parser (``check_structured_output``)."""
+        self._mode(stream)
+        self._require("has_structured_output")
+        harness: StructuredOutputHarness = self._harness_of(
+            StructuredOutputHarness, "has_structured_output", "structured_output"
+        )
+        self.run_check(check_structured_output(harness, stream=stream))
+
+    # -- the tool loop and the recorded request --------------------------------------------
+
+    @_modes
+    def test_tool_loop(self, stream: bool) -> None:
+        """The loop runs the tool and returns the answer (``check_tool_loop``)."""
+        self._mode(stream)
+        self._require("has_tool_calls")
+        self.run_check(check_tool_loop(self._harness(), stream=stream))
+
+    @_modes
+    def test_tool_loop_history(self, stream: bool) -> None:
+        """The second request records the tool round trip (``check_tool_loop_history``)."""
+        self._mode(stream)
+        self._require("has_tool_calls")
+        self.run_check(check_tool_loop_history(self._harness(), stream=stream))
+
+    @_modes
+    def test_parallel_tool_calls(self, stream: bool) -> None:
+        """Two tool calls in one response both run (``check_parallel_tool_calls``)."""
+        self._mode(stream)
+        self._require("has_tool_calls", "has_parallel_tool_calls")
+        self.run_check(check_parallel_tool_calls(self._harness(), stream=stream))
+
+    @_modes
+    def test_recorded_request(self, stream: bool) -> None:
+        """The recorded request holds the prompt and the tools (``check_recorded_request``)."""
+        self._mode(stream)
+        self.run_check(check_recorded_request(self._harness(), stream=stream))
+
+    # -- streams -----------------------------------------------------------------------------
+
+    def test_automatic_stream(self) -> None:
+        """A plain step streams as text deltas (``check_automatic_stream``)."""
+        self._require("has_streaming")
+        self.run_check(check_automatic_stream(self._harness()))
+
+    def test_exact_stream(self) -> None:
+        """Scripted stream events arrive one to one (``check_exact_stream``)."""
+        self._require("has_streaming")
+        self.run_check(check_exact_stream(self._harness()))
+
+    def test_invalid_stream_events_are_refused(self) -> None:
+        """Unreadable stream events are refused and recorded (``check_invalid_stream_events_are_refused``)."""  # noqa: E501 - the check's name
+        self._require("has_streaming")
+        self.run_check(check_invalid_stream_events_are_refused(self._harness()))
+
+    def test_abandoned_stream_closes_the_source(self) -> None:
+        """A stream left early closes the scripted source (``check_abandoned_stream_closes_the_source``)."""  # noqa: E501 - the check's name
+        self._require("has_streaming", "has_cancellation")
+        harness: AbandonStreamHarness = self._harness_of(
+            AbandonStreamHarness, "has_cancellation", "abandon_stream"
+        )
+        self.run_check(check_abandoned_stream_closes_the_source(harness))
+
+    # -- errors and violations -----------------------------------------------------------------
+
+    @_modes
+    def test_model_error_reaches_the_caller(self, stream: bool) -> None:
+        """A scripted error fails the call (``check_model_error_reaches_the_caller``)."""
+        self._mode(stream)
+        self.run_check(check_model_error_reaches_the_caller(self._harness(), stream=stream))
+
+    @_modes
+    def test_retry_advice_is_followed(self, stream: bool) -> None:
+        """Advice to retry makes the framework retry (``check_retry_advice_is_followed``)."""
+        self._mode(stream)
+        self._require("has_retry_advice")
+        harness: RetryAdviceHarness = self._harness_of(
+            RetryAdviceHarness, "has_retry_advice", "run_with_retry"
+        )
+        self.run_check(check_retry_advice_is_followed(harness, stream=stream))
+
+    @_modes
+    def test_advice_against_retrying_is_followed(self, stream: bool) -> None:
+        """Advice not to retry lets the error through (``check_advice_against_retrying_is_followed``)."""  # noqa: E501 - the check's name
+        self._mode(stream)
+        self._require("has_retry_advice")
+        harness: RetryAdviceHarness = self._harness_of(
+            RetryAdviceHarness, "has_retry_advice", "run_with_retry"
+        )
+        self.run_check(check_advice_against_retrying_is_followed(harness, stream=stream))
+
+    @_modes
+    def test_extra_call_fails_the_run(self, stream: bool) -> None:
+        """A call past the script is recorded (``check_extra_call_fails_the_run``)."""
+        self._mode(stream)
+        self._require("has_tool_calls")
+        self.run_check(check_extra_call_fails_the_run(self._harness(), stream=stream))
+
+    @_modes
+    def test_unknown_output_item_is_refused(self, stream: bool) -> None:
+        """An unknown output item is refused and recorded (``check_unknown_output_item_is_refused``)."""  # noqa: E501 - the check's name
+        self._mode(stream)
+        self.run_check(check_unknown_output_item_is_refused(self._harness(), stream=stream))

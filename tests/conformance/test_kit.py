@@ -1,0 +1,269 @@
+"""The conformance kit itself: its error, its import, and the pytest base class's flags."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import pickle
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents_testing import conformance as kit
+from agents_testing.conformance import ConformanceError, Reply
+
+
+def test_conformance_error_is_an_assertion_error_with_its_fields() -> None:
+    error = ConformanceError(
+        "check_usage", "10 input tokens.", "0 input tokens", "Copy the response's Usage."
+    )
+
+    assert isinstance(error, AssertionError)
+    assert (error.check, error.expected, error.actual, error.fix) == (
+        "check_usage",
+        "10 input tokens.",
+        "0 input tokens",
+        "Copy the response's Usage.",
+    )
+    assert str(error) == (
+        "check_usage failed: expected 10 input tokens; got 0 input tokens. "
+        "Copy the response's Usage."
+    )
+
+
+@pytest.mark.parametrize("clone", [pickle.loads, copy.copy], ids=["pickle", "copy"])
+def test_conformance_error_keeps_its_fields_when_pickled_or_copied(clone: object) -> None:
+    error = ConformanceError("check_usage", "a", "b", "Fix it.")
+    copied = pickle.loads(pickle.dumps(error)) if clone is pickle.loads else copy.copy(error)
+
+    assert type(copied) is ConformanceError
+    assert (copied.check, copied.expected, copied.actual, copied.fix, str(copied)) == (
+        "check_usage",
+        "a",
+        "b",
+        "Fix it.",
+        str(error),
+    )
+
+
+def test_importing_the_kit_imports_no_pytest() -> None:
+    script = (
+        "import sys\n"
+        "import agents_testing.conformance\n"
+        "print('pytest' in sys.modules)\n"
+        "import agents_testing.conformance.pytest\n"
+        "print('pytest' in sys.modules)\n"
+    )
+
+    completed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+
+    assert completed.stdout.split() == ["False", "True"]
+
+
+def test_a_check_runs_without_a_test_runner() -> None:
+    # A "framework" that is the scripted model itself: enough for the text turn.
+    script = textwrap.dedent(
+        """
+        import asyncio, sys
+        from agents_testing import ModelRequest
+        from agents_testing.conformance import Reply, check_text_turn
+
+        class Harness:
+            framework = "none"
+
+            async def call(self, model, prompt, *, stream):
+                response = await model.get_response(ModelRequest(input=prompt))
+                return Reply(response.output[0]["content"][0]["text"])
+
+        asyncio.run(check_text_turn(Harness()))
+        print("pytest" in sys.modules)
+        """
+    )
+
+    completed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+
+    assert completed.stdout.split() == ["False"]
+
+
+SUITE = '''
+import sys
+sys.path.insert(0, {examples!r})
+
+from example_conformance import TinyAgentHarness
+from agents_testing.conformance.pytest import ModelAdapterTests
+
+
+class PlainHarness:
+    """A harness with only the required methods."""
+
+    framework = "tiny-agent"
+
+    def __init__(self):
+        self.inner = TinyAgentHarness()
+
+    async def call(self, model, prompt, *, stream):
+        return await self.inner.call(model, prompt, stream=stream)
+
+    async def run_tool_loop(self, model, prompt, *, stream):
+        return await self.inner.run_tool_loop(model, prompt, stream=stream)
+
+    def sent_tool_names(self, request):
+        return self.inner.sent_tool_names(request)
+
+
+class TestDefaults(ModelAdapterTests):
+    harness = PlainHarness()
+
+
+class TestWithoutStreamingOrTools(ModelAdapterTests):
+    harness = PlainHarness()
+    has_streaming = False
+    has_tool_calls = False
+
+
+class TestClaimsRetryAdvice(ModelAdapterTests):
+    harness = PlainHarness()
+    has_retry_advice = True
+'''
+
+
+def test_the_base_class_runs_one_test_per_check_and_skips_by_flag(
+    pytester: pytest.Pytester,
+) -> None:
+    examples = str(Path(__file__).resolve().parents[2] / "examples")
+    pytester.makepyfile(test_suite=SUITE.format(examples=examples))
+
+    result = pytester.runpytest("-rs", "-p", "no:cacheprovider", "-p", "no:asyncio")
+
+    outcomes = result.parseoutcomes()
+    # 15 parametrized tests (plain and streamed) and 4 stream-only tests per class.
+    assert outcomes["passed"] + outcomes["skipped"] + outcomes["failed"] == 3 * (15 * 2 + 4)
+    for reason in [
+        "TestDefaults.has_retry_advice is False",
+        "TestDefaults.has_cancellation is False",
+        "TestWithoutStreamingOrTools.has_streaming is False",
+        "TestWithoutStreamingOrTools.has_tool_calls is False",
+    ]:
+        result.stdout.fnmatch_lines([f"SKIPPED *: {reason}"])
+    # Claiming a capability the harness cannot drive fails, naming the method and the flag.
+    assert outcomes["failed"] == 4
+    result.stdout.fnmatch_lines(
+        [
+            "*TypeError: TestClaimsRetryAdvice.has_retry_advice is True, but its harness "
+            "PlainHarness has no run_with_retry(); implement it (RetryAdviceHarness) or set "
+            "has_retry_advice = False."
+        ]
+    )
+
+
+# -- a harness that does not keep the protocol -------------------------------------------------
+
+CHECKS = [getattr(kit, name) for name in kit.__all__ if name.startswith("check_")]
+
+
+class JunkHarness:
+    """Answers every harness method with ``value``, from a sync or an async method."""
+
+    framework = "junk"
+
+    def __init__(self, value: object, *, is_async: bool) -> None:
+        self.value = value
+        self.is_async = is_async
+
+    def _answer(self, *args: object, **kwargs: object) -> object:
+        if not self.is_async:
+            return self.value
+
+        async def answer() -> object:
+            return self.value
+
+        return answer()
+
+    call = run_tool_loop = run_with_retry = abandon_stream = run_structured = _answer
+
+    def sent_tool_names(self, request: object) -> object:
+        return self.value
+
+    def structured_output(self, value: object) -> object:
+        return self.value
+
+
+_junk = st.none() | st.integers() | st.text(max_size=5) | st.lists(st.integers(), max_size=2)
+_replies = st.builds(
+    Reply, text=st.sampled_from(["", "It is sunny in Tokyo."]), text_deltas=st.just(("x",))
+)
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(
+    check=st.sampled_from(CHECKS),
+    value=_junk | _replies | st.dictionaries(st.text(max_size=3), _junk, max_size=2),
+    is_async=st.booleans(),
+)
+def test_a_harness_off_the_protocol_gets_a_conformance_or_type_error(
+    check: Any, value: object, is_async: bool
+) -> None:
+    with contextlib.suppress(ConformanceError, TypeError):
+        asyncio.run(check(JunkHarness(value, is_async=is_async)))
+
+
+@pytest.mark.parametrize(
+    ("harness", "message"),
+    [
+        (
+            object(),
+            "The harness object has no call() method; write it as the ModelHarness protocol "
+            "of agents_testing.conformance describes.",
+        ),
+        (
+            JunkHarness(Reply("x"), is_async=False),
+            "The harness's call() returned Reply, not an awaitable; make it an async def.",
+        ),
+        (
+            JunkHarness("x", is_async=True),
+            "The harness's call() returned str; return a Reply.",
+        ),
+    ],
+    ids=["missing", "sync", "wrong-type"],
+)
+def test_a_harness_off_the_protocol_is_a_type_error_naming_the_method(
+    harness: object, message: str
+) -> None:
+    with pytest.raises(TypeError) as raised:
+        asyncio.run(kit.check_text_turn(harness))  # type: ignore[arg-type]
+
+    assert str(raised.value) == message
+    assert not isinstance(raised.value, ConformanceError)
+
+
+def test_a_subclass_without_a_harness_fails_saying_to_set_one(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_suite=(
+            "from agents_testing.conformance.pytest import ModelAdapterTests\n"
+            "class TestNoHarness(ModelAdapterTests):\n"
+            "    pass\n"
+        )
+    )
+
+    result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:asyncio")
+
+    outcomes = result.parseoutcomes()
+    assert "passed" not in outcomes
+    assert outcomes["failed"] > 0
+    result.stdout.fnmatch_lines(
+        [
+            "*TypeError: TestNoHarness has no harness; set harness = YourHarness() on the "
+            "class (see ModelHarness in agents_testing.conformance)."
+        ]
+    )
