@@ -61,6 +61,7 @@ from .contract import (
     served_or_refused,
     tool_script,
 )
+from .test_langchain_conformance import LangChainHarness
 
 
 @tool
@@ -1008,7 +1009,7 @@ async def test_reasoning_sent_back_is_recorded_as_the_reasoning_item(stream: boo
     ]
     model = ScriptedModel([first, [assistant_message(ANSWER)]])
 
-    answer = await ToolLoop().run(model, PROMPT, stream=stream)
+    answer = await LangChainHarness().run_tool_loop(model, PROMPT, stream=stream)
 
     assert answer == ANSWER
     second = model.calls[1].request.input
