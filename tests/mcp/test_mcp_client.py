@@ -7,11 +7,16 @@ mode (the ``initialize`` handshake that ``mcp`` 1.x clients speak).
 
 from __future__ import annotations
 
+from importlib.metadata import version
 from typing import Any
 
 import pytest
 
 mcp = pytest.importorskip("mcp")
+if int(version("mcp").partition(".")[0]) < 2:
+    pytest.skip(
+        "needs mcp 2.x; tests/mcp/test_mcp_v1_clients.py covers 1.x", allow_module_level=True
+    )
 
 from mcp.client.stdio import StdioServerParameters  # noqa: E402 - after the skip above
 from mcp.shared.exceptions import MCPError  # noqa: E402
