@@ -89,6 +89,7 @@ if TYPE_CHECKING:
     from .mcp import MCPCall as MCPCall
     from .mcp import MCPNotify as MCPNotify
     from .mcp import MCPResponder as MCPResponder
+    from .mcp import MCPSessionDropped as MCPSessionDropped
     from .mcp import MCPStep as MCPStep
     from .mcp import ScriptedMCPServer as ScriptedMCPServer
     from .mcp import mcp_get_prompt as mcp_get_prompt
@@ -163,6 +164,7 @@ _LAZY_MODULES: dict[str, str] = {
     "MCPCall": "mcp",
     "MCPNotify": "mcp",
     "MCPResponder": "mcp",
+    "MCPSessionDropped": "mcp",
     "MCPStep": "mcp",
     "ScriptedMCPServer": "mcp",
     "mcp_get_prompt": "mcp",
@@ -290,6 +292,7 @@ __all__ = [
     "MCPCall",
     "MCPNotify",
     "MCPResponder",
+    "MCPSessionDropped",
     "MCPStep",
     "ScriptedMCPServer",
     "mcp_get_prompt",

@@ -986,7 +986,8 @@ _MCP_STEP_HINTS: dict[str, str] = {
     "sends, a function of the sent arguments that returns False to reject the call, or None "
     "to accept any arguments.",
     "invalid_outcome": "give exactly one of result=..., respond=... (a function of the "
-    "recorded call) or error=... (an exception instance), or hang=True and none of them.",
+    "recorded call) or error=... (an exception instance), or hang=True or "
+    "drop_session=True and none of them.",
     "invalid_result": "a tool result is a str (one text block), a list of content blocks, or "
     "a mapping with a content list such as mcp_tool_result(...); a resource read answers "
     'with a str, bytes or {"contents": [...]}; a prompt with {"messages": [...]}.',

@@ -55,6 +55,7 @@ __all__ = [
     "MCPCall",
     "MCPNotify",
     "MCPResponder",
+    "MCPSessionDropped",
     "MCPStep",
     "ScriptedMCPServer",
     "mcp_get_prompt",
@@ -89,7 +90,7 @@ INTERNAL_ERROR = -32603
 RESOURCE_NOT_FOUND = -32002
 
 StepMethod = Literal["tools/call", "resources/read", "prompts/get"]
-_Outcome = Literal["result", "respond", "error", "hang"]
+_Outcome = Literal["result", "respond", "error", "hang", "drop"]
 
 MCPNotify = Callable[[dict[str, Any]], Awaitable[None]]
 """``notify(message)``: how a transport sends a server notification before the answer."""
@@ -150,6 +151,14 @@ MCPResponder = Callable[[MCPCall], Any]
 """``respond(call)``: compute an answer from the recorded call; sync or async."""
 
 
+class MCPSessionDropped(Exception):
+    """Raised by the answer of a step scripted with ``drop_session=True``.
+
+    For transports: send no answer and end the session the call came from (forget an HTTP
+    session, so its next request gets 404; close a stdio connection).
+    """
+
+
 @dataclass(frozen=True)
 class MCPStep:
     """A scripted MCP step, built by :func:`mcp_tool_call`, :func:`mcp_read_resource` or
@@ -165,6 +174,7 @@ class MCPStep:
     delay: Any = 0.0
     hang: Any = False
     optional: Any = False
+    drop_session: Any = False
 
 
 def mcp_tool_call(
@@ -178,6 +188,7 @@ def mcp_tool_call(
     delay: float = 0.0,
     hang: bool = False,
     optional: bool = False,
+    drop_session: bool = False,
 ) -> MCPStep:
     """Script the answer to one ``tools/call`` of the tool ``name``.
 
@@ -196,6 +207,8 @@ def mcp_tool_call(
         delay: Seconds to wait before answering.
         hang: Never answer; the call waits until the client cancels it or disconnects.
         optional: ``assert_complete()`` does not report this step if no call took it.
+        drop_session: Answer nothing and end the session the call came from: an HTTP
+            session is forgotten (its next request gets 404), a stdio connection closes.
     """
     return MCPStep(
         "tools/call",
@@ -208,6 +221,7 @@ def mcp_tool_call(
         delay,
         hang,
         optional,
+        drop_session,
     )
 
 
@@ -359,8 +373,8 @@ class _Step:
         """Return this step as ``UnconsumedMCPStepsError`` lists it."""
         if self.outcome == "respond":
             answer = "respond " + (getattr(self.value, "__name__", None) or "function")
-        elif self.outcome == "hang":
-            answer = "hang"
+        elif self.outcome in ("hang", "drop"):
+            answer = "hang" if self.outcome == "hang" else "drop session"
         elif self.outcome == "result":
             answer = _result_summary(self.value)
         else:
@@ -411,6 +425,8 @@ class ScriptedMCPServer(CompletionContext):
             next one; the order of the steps then no longer matters.
         list_tools_once: Fail when the agent lists the tools a second time.
         page_size: List at most this many entries per page, with a ``nextCursor``.
+        list_delay: Seconds every listing (``tools/list`` and the others) waits before it
+            answers: a slow server.
 
     Serve it to a framework through :attr:`url` (streamable HTTP) or
     :attr:`stdio_command` / :attr:`stdio_params` (a command the framework spawns); ``with``
@@ -431,6 +447,7 @@ class ScriptedMCPServer(CompletionContext):
         ordered: bool = True,
         list_tools_once: bool = False,
         page_size: int | None = None,
+        list_delay: float = 0.0,
     ) -> None:
         self._tools = _offers(tools, "tools", "name")
         self._resources = _offers(resources, "resources", "uri")
@@ -461,6 +478,15 @@ class ScriptedMCPServer(CompletionContext):
             isinstance(page_size, bool) or not isinstance(page_size, int) or page_size < 1
         ):
             raise ValueError(f"page_size must be an int >= 1 or None, got {page_size!r}")
+        if (
+            isinstance(list_delay, bool)
+            or not isinstance(list_delay, (int, float))
+            or not 0 <= list_delay < math.inf
+        ):
+            raise ValueError(
+                f"list_delay must be a finite number of seconds >= 0, got {list_delay!r}"
+            )
+        self._list_delay = float(list_delay)
         self._ordered = ordered
         self._list_tools_once = list_tools_once
         self._page_size = page_size
@@ -728,6 +754,8 @@ class ScriptedMCPServer(CompletionContext):
         if isinstance(plan, _Step):
             result = await self._run_step(call, plan, notify)
         else:
+            if self._list_delay and call.method in _LISTS:
+                await asyncio.sleep(self._list_delay)
             result = self._listing(call)
         if PROTOCOL_VERSION_META_KEY in _meta(call.__dict__["params"]):
             # The 2026 wire requires resultType on every result and stamps the server's name.
@@ -751,6 +779,8 @@ class ScriptedMCPServer(CompletionContext):
             await asyncio.sleep(step.delay)
         if step.outcome == "hang":
             await asyncio.get_running_loop().create_future()  # until cancelled
+        if step.outcome == "drop":
+            raise MCPSessionDropped(f"step #{step.position + 1} drops the session")
         if step.outcome == "error":
             raise step.value
         value = step.value
@@ -900,19 +930,22 @@ def _read_step(step: object, index: int) -> _Step:
     ]
     if not isinstance(step.hang, bool):
         raise invalid("invalid_timing", f"hang={_describe.value(step.hang, 20)}")
+    if not isinstance(step.drop_session, bool):
+        raise invalid("invalid_outcome", f"drop_session={_describe.value(step.drop_session, 20)}")
+    silent = [name for name, on in (("hang", step.hang), ("drop_session", step.drop_session)) if on]
     delay = step.delay
     if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not 0 <= delay < math.inf:
         raise invalid("invalid_timing", f"delay={_describe.value(delay, 20)}")
-    if len(given) > 1 or (not given and not step.hang) or (given and step.hang):
-        shown = ", ".join(given) or "none"
-        raise invalid(
-            "invalid_outcome", f"given: {shown}" + (" with hang=True" if step.hang else "")
-        )
+    if len(given) + len(silent) != 1:
+        shown = ", ".join(given + [f"{name}=True" for name in silent]) or "none"
+        raise invalid("invalid_outcome", f"given: {shown}")
     if not isinstance(step.optional, bool):
         raise invalid(
             "invalid_input", f"optional must be a bool, got {_describe.value(step.optional, 20)}"
         )
-    outcome: _Outcome = "hang" if step.hang else cast("_Outcome", given[0])
+    outcome: _Outcome = (
+        "hang" if step.hang else "drop" if step.drop_session else cast("_Outcome", given[0])
+    )
     value: Any = None
     if outcome == "result":
         try:

@@ -113,6 +113,7 @@ class ScriptedMCPFactory(Protocol):
         ordered: bool = True,
         list_tools_once: bool = False,
         page_size: int | None = None,
+        list_delay: float = 0.0,
     ) -> ScriptedMCPServer: ...
 
 
@@ -281,6 +282,7 @@ def scripted_mcp(request: pytest.FixtureRequest) -> Iterator[ScriptedMCPFactory]
         ordered: bool = True,
         list_tools_once: bool = False,
         page_size: int | None = None,
+        list_delay: float = 0.0,
     ) -> ScriptedMCPServer:
         server = ScriptedMCPServer(
             steps,
@@ -294,6 +296,7 @@ def scripted_mcp(request: pytest.FixtureRequest) -> Iterator[ScriptedMCPFactory]
             ordered=ordered,
             list_tools_once=list_tools_once,
             page_size=page_size,
+            list_delay=list_delay,
         )
         made.append(server)
         return _register(request, server, _caller(request))

@@ -699,7 +699,8 @@ EXAMPLES = [
         {"reason": "invalid_outcome", "input_index": 1, "call_index": None},
         "ScriptedMCPServer step #2 is invalid (invalid outcome). Step #2 (input_index=1): "
         "given: none. Fix: give exactly one of result=..., respond=... (a function of the "
-        "recorded call) or error=... (an exception instance), or hang=True and none of them.",
+        "recorded call) or error=... (an exception instance), or hang=True or "
+        "drop_session=True and none of them.",
         id="invalid-mcp-step-scripted",
     ),
     pytest.param(

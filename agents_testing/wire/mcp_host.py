@@ -195,6 +195,12 @@ class MCPHost:
                 writer.write(_encoded(message, session) + b"\n")
                 await writer.drain()
 
+            async def handle(line: bytes) -> None:
+                with contextlib.suppress(ConnectionError):
+                    await session.receive(line, send)
+                if session.dropped:
+                    writer.close()  # a step dropped the session: the relay sees EOF and exits
+
             handling: set[asyncio.Task[Any]] = set()
             try:
                 while True:
@@ -206,7 +212,7 @@ class MCPHost:
                         await send(session.refuse("too_large", detail="line over the limit"))
                         return  # the rest of the line cannot be read apart from the next one
                     if line.strip():
-                        task = asyncio.ensure_future(_quietly(session.receive(line, send)))
+                        task = asyncio.ensure_future(handle(line))
                         handling.add(task)
                         task.add_done_callback(handling.discard)
                     if not line.endswith(b"\n"):
@@ -307,7 +313,9 @@ class MCPHost:
             if message is _GONE:
                 return
             if message is None:
-                if not cancelled:
+                if session.dropped:
+                    self._drop(session.session_id)  # and close this request unanswered
+                elif not cancelled:
                     await _respond(writer, 202, None)
                 return
             if opened is not None and "result" in message:
@@ -337,6 +345,12 @@ class MCPHost:
             watcher.cancel()
             task.cancel()
             await asyncio.gather(task, watcher, return_exceptions=True)
+
+    def _drop(self, session_id: str | None) -> None:
+        dropped = None if session_id is None else self._sessions.pop(session_id, None)
+        if dropped is not None:
+            dropped.ended.set()
+            dropped.jsonrpc.cancel_all()
 
     async def _get(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, headers: dict[str, str]
@@ -380,11 +394,6 @@ class MCPHost:
         known.ended.set()
         known.jsonrpc.cancel_all()
         await _respond(writer, 200, None)
-
-
-async def _quietly(work: Any) -> None:
-    with contextlib.suppress(ConnectionError):
-        await work
 
 
 def _put(queue: asyncio.Queue[Any]) -> Any:

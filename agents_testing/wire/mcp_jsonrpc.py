@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import MCPProtocolError, MCPProtocolErrorReason, ScriptedJSONRPCError
+from ..mcp import MCPSessionDropped
 
 if TYPE_CHECKING:
     from ..mcp import ScriptedMCPServer
@@ -76,6 +77,8 @@ class MCPJSONRPCSession:
         self.session_id = session_id
         # Negotiated by initialize; 2026-era requests carry their version in each envelope.
         self.protocol_version: str | None = None
+        # Set when a step dropped the session: the transport then ends it.
+        self.dropped = False
         self._in_flight: dict[object, asyncio.Task[Any]] = {}
 
     def __repr__(self) -> str:
@@ -192,6 +195,9 @@ class MCPJSONRPCSession:
                 )
             except ScriptedJSONRPCError as error:
                 reply = error_message(request_id, error.code, error.message, error.data)
+            except MCPSessionDropped:
+                self.dropped = True  # the transport ends the session; nothing is answered
+                return
             except asyncio.CancelledError:
                 raise
             except BaseException as error:

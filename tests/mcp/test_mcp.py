@@ -19,6 +19,7 @@ from agents_testing.errors import (
 )
 from agents_testing.mcp import (
     MCPCall,
+    MCPSessionDropped,
     ScriptedMCPServer,
     mcp_get_prompt,
     mcp_image,
@@ -539,3 +540,45 @@ async def test_async_with_block_checks_completion_on_a_clean_exit() -> None:
     with pytest.raises(UnconsumedMCPStepsError):
         async with ScriptedMCPServer([mcp_tool_call("a", result="x")]):
             pass
+
+
+def test_a_step_that_drops_the_session_answers_nothing() -> None:
+    server = ScriptedMCPServer([mcp_tool_call("t", drop_session=True)])
+
+    with pytest.raises(MCPSessionDropped):
+        call_tool(server, "t", {})
+
+    assert server.remaining_steps == 0
+    server.assert_complete()
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        pytest.param(mcp_tool_call("t", hang=True, drop_session=True), id="hang-and-drop"),
+        pytest.param(mcp_tool_call("t", result="x", drop_session=True), id="result-and-drop"),
+        pytest.param(mcp_tool_call("t", drop_session=1), id="not-a-bool"),  # type: ignore[arg-type]
+    ],
+)
+def test_drop_session_is_an_outcome_of_its_own(step: Any) -> None:
+    with pytest.raises(InvalidScriptedMCPStepError) as raised:
+        ScriptedMCPServer([step])
+
+    assert (raised.value.reason, raised.value.input_index) == ("invalid_outcome", 0)
+
+
+def test_a_slow_listing_answers_after_its_delay() -> None:
+    server = ScriptedMCPServer(tools=[mcp_tool("t")], list_delay=0.01)
+
+    async def run() -> None:
+        listing = asyncio.ensure_future(server.serve("tools/list"))
+        await asyncio.sleep(0)
+        assert not listing.done()
+        assert [tool["name"] for tool in (await listing)["tools"]] == ["t"]
+
+    asyncio.run(run())
+
+
+def test_list_delay_must_be_seconds() -> None:
+    with pytest.raises(ValueError, match="list_delay"):
+        ScriptedMCPServer(list_delay=-1)

@@ -351,3 +351,50 @@ def test_a_relay_with_the_wrong_token_is_ignored() -> None:
             pipe.close()
         server.close()
     assert server.calls == ()
+
+
+def test_a_step_that_drops_an_http_session_closes_the_call_and_forgets_the_session(
+    server: ScriptedMCPServer,
+) -> None:
+    server.enqueue(mcp_tool_call("t", drop_session=True))
+    session = post(server, INITIALIZE)[1]["mcp-session-id"]
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "t", "arguments": {}},
+    }
+
+    with pytest.raises(http.client.RemoteDisconnected):
+        post(server, call, {"mcp-session-id": session})
+
+    assert (
+        post(server, {"jsonrpc": "2.0", "id": 3, "method": "ping"}, {"mcp-session-id": session})[0]
+        == 404
+    )
+    assert server.remaining_steps == 0
+
+
+def test_a_step_that_drops_a_stdio_session_ends_the_relay() -> None:
+    server = ScriptedMCPServer([mcp_tool_call("t", drop_session=True)])
+    process = relay(server)
+    try:
+        exchange(process, json.dumps(INITIALIZE).encode())
+        assert process.stdin is not None
+        assert process.stdout is not None
+        call = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "t", "arguments": {}},
+        }
+        process.stdin.write(json.dumps(call).encode() + b"\n")
+        process.stdin.flush()
+        assert process.stdout.read() == b""
+        assert process.wait() == 0
+    finally:
+        for pipe in (process.stdin, process.stdout):
+            assert pipe is not None
+            pipe.close()
+        server.close()
+    server.assert_complete()
