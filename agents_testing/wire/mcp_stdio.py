@@ -20,6 +20,8 @@ import threading
 
 __all__ = ["main"]
 
+# Taken first thing: a parent that dies while this process starts up must still be noticed.
+_PARENT = os.getppid()
 _CHUNK = 65536
 _PARENT_POLL_SECONDS = 0.5
 
@@ -37,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"agents-testing MCP relay: cannot reach {args.connect}: {error}", file=sys.stderr)
         return 1
     connection.sendall(str(args.token).encode() + b"\n")
-    parent = os.getppid()
+    parent = _PARENT
     for target in (_upstream, _watch_parent):
         threading.Thread(target=target, args=(connection, parent), daemon=True).start()
     _downstream(connection)

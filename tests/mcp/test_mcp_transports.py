@@ -11,6 +11,7 @@ import http.client
 import json
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -398,3 +399,44 @@ def test_a_step_that_drops_a_stdio_session_ends_the_relay() -> None:
             pipe.close()
         server.close()
     server.assert_complete()
+
+
+def _exited(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_the_stdio_relay_exits_when_its_parent_dies_with_stdin_still_open() -> None:
+    server = ScriptedMCPServer()
+    # The parent hands its own stdin to the relay, so the relay's stdin stays open (this test
+    # holds the other end) after the parent is killed: only the parent watch can stop it.
+    parent_code = (
+        "import subprocess, sys, time\n"
+        f"relay = subprocess.Popen({server.stdio_command!r}, stdout=subprocess.DEVNULL)\n"
+        "print(relay.pid, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    parent = subprocess.Popen(
+        [sys.executable, "-c", parent_code], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    try:
+        assert parent.stdout is not None
+        assert parent.stdin is not None
+        relay_pid = int(parent.stdout.readline())
+        # One request through the relay proves it runs and watches its parent.
+        parent.stdin.write(json.dumps(INITIALIZE).encode() + b"\n")
+        parent.stdin.flush()
+        wait_until(lambda: len(server.calls) == 1)
+        parent.kill()
+        parent.wait()
+
+        wait_until(lambda: _exited(relay_pid))
+    finally:
+        for pipe in (parent.stdin, parent.stdout):
+            assert pipe is not None
+            pipe.close()
+        server.close()
