@@ -29,6 +29,7 @@ GROUPS = {
     "realtime": "bench_realtime",
     "frameworks": "bench_frameworks",
     "import": "bench_import",
+    "mcp": "bench_mcp",
 }
 
 
