@@ -173,6 +173,10 @@ class MCPHost:
             yield
         except (ConnectionError, asyncio.IncompleteReadError):
             pass  # the client went away; nothing is left to answer
+        except asyncio.CancelledError:
+            # close() cancels every connection: end the handler as finished, since asyncio
+            # logs a connection callback that ends cancelled as an unhandled error.
+            pass
         finally:
             if task is not None:
                 self._tasks.discard(task)
@@ -315,7 +319,13 @@ class MCPHost:
             if message is None:
                 if session.dropped:
                     self._drop(session.session_id)  # and close this request unanswered
-                elif not cancelled:
+                elif cancelled and streaming:
+                    # notifications/cancelled: the request gets no answer. An SSE stream that
+                    # ends without one lets the client settle it; a bare disconnect would fail
+                    # the client's whole connection.
+                    writer.write(_head(200, {"content-type": "text/event-stream", **extra}))
+                    await writer.drain()
+                else:
                     await _respond(writer, 202, None)
                 return
             if opened is not None and "result" in message:

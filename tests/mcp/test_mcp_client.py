@@ -7,6 +7,7 @@ mode (the ``initialize`` handshake that ``mcp`` 1.x clients speak).
 
 from __future__ import annotations
 
+import asyncio
 from importlib.metadata import version
 from typing import Any
 
@@ -22,6 +23,7 @@ from mcp.client.stdio import StdioServerParameters  # noqa: E402 - after the ski
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from agents_testing import (  # noqa: E402
+    MCPCall,
     ScriptedJSONRPCError,
     ScriptedMCPServer,
     UnconsumedMCPStepsError,
@@ -157,3 +159,35 @@ async def test_a_step_logs_to_the_client_before_answering(connect: Any) -> None:
             await client.call_tool("get_weather", {"city": "Paris"})
 
     assert logged == ["looking"]
+
+
+async def test_a_call_the_client_gives_up_on_is_cancelled_on_the_server(connect: Any) -> None:
+    cancelled: list[int] = []
+
+    async def never(call: MCPCall) -> str:
+        try:
+            await asyncio.get_running_loop().create_future()
+        finally:
+            cancelled.append(call.index)
+        return "never"
+
+    server = ScriptedMCPServer(
+        [
+            mcp_tool_call("get_weather", respond=never),
+            mcp_tool_call("get_weather", result="Sunny"),
+        ],
+        tools=[WEATHER],
+    )
+    with server:
+        async with connect(server) as client:
+            with pytest.raises(MCPError):
+                await client.call_tool("get_weather", {"city": "Paris"}, read_timeout_seconds=0.2)
+            # The session still works after the abandoned call.
+            answer = await client.call_tool("get_weather", {"city": "Paris"})
+            for _ in range(500):  # bounded: the cancel travels on its own
+                if cancelled:
+                    break
+                await asyncio.sleep(0.01)
+
+    assert answer.content[0].text == "Sunny"
+    assert cancelled == [server.tool_calls[0].index]
