@@ -15,7 +15,12 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import MCPProtocolError, MCPProtocolErrorReason, ScriptedJSONRPCError
-from ..mcp import MCPSessionDropped
+from ..mcp import (
+    MODERN_PROTOCOL_VERSIONS,
+    PROTOCOL_VERSION_META_KEY,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    MCPSessionDropped,
+)
 
 if TYPE_CHECKING:
     from ..mcp import ScriptedMCPServer
@@ -79,6 +84,9 @@ class MCPJSONRPCSession:
         self.protocol_version: str | None = None
         # Set when a step dropped the session: the transport then ends it.
         self.dropped = False
+        # The protocol era the connection's first request chose, as the official server
+        # decides it: "modern" (2026-07-28 envelopes) or "legacy" (the initialize handshake).
+        self.era: str | None = None
         self._in_flight: dict[object, asyncio.Task[Any]] = {}
 
     def __repr__(self) -> str:
@@ -174,8 +182,42 @@ class MCPJSONRPCSession:
                 )
             )
             return True
+        refusal = self._other_era(request_id, method, cast("Mapping[str, Any] | None", params))
+        if refusal is not None:
+            await send(refusal)
+            return True
         await self._answer(request_id, method, cast("Mapping[str, Any] | None", params), send)
         return True
+
+    def _other_era(
+        self, request_id: object, method: str, params: Mapping[str, Any] | None
+    ) -> dict[str, Any] | None:
+        """Lock the connection's era on its first request; refuse the other era after it."""
+        meta: object = (params or {}).get("_meta")
+        enveloped = isinstance(meta, Mapping) and PROTOCOL_VERSION_META_KEY in meta
+        modern = enveloped and method != "initialize"
+        if self.era is None:
+            self.era = "modern" if modern else "legacy"
+            return None
+        if self.era == "modern" and method == "initialize":
+            requested = (params or {}).get("protocolVersion")
+            data: dict[str, Any] = {"supported": list(MODERN_PROTOCOL_VERSIONS)}
+            if isinstance(requested, str):
+                data["requested"] = requested
+            return error_message(
+                request_id,
+                UNSUPPORTED_PROTOCOL_VERSION,
+                "this connection serves the 2026-07-28 protocol; initialize is not accepted",
+                data,
+            )
+        if self.era == "legacy" and modern:
+            return error_message(
+                request_id,
+                INVALID_REQUEST,
+                "this connection serves the initialize handshake era; requests carrying the "
+                "2026-07-28 envelope are not accepted on it",
+            )
+        return None
 
     async def _answer(
         self, request_id: object, method: str, params: Mapping[str, Any] | None, send: MCPSend

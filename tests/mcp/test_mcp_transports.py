@@ -28,7 +28,7 @@ from agents_testing import (
     mcp_tool,
     mcp_tool_call,
 )
-from agents_testing.wire.mcp_jsonrpc import MAX_MESSAGE_BYTES
+from agents_testing.wire.mcp_jsonrpc import MAX_MESSAGE_BYTES, MCPJSONRPCSession
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -440,3 +440,52 @@ def test_the_stdio_relay_exits_when_its_parent_dies_with_stdin_still_open() -> N
             assert pipe is not None
             pipe.close()
         server.close()
+
+
+ENVELOPE = {
+    "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+}
+
+
+def converse(messages: list[dict[str, Any]]) -> tuple[ScriptedMCPServer, list[dict[str, Any]]]:
+    server = ScriptedMCPServer(tools=[mcp_tool("t")])
+    session = MCPJSONRPCSession(server, "s")
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async def run() -> None:
+        for message in messages:
+            await session.receive(json.dumps(message), send)
+
+    asyncio.run(run())
+    return server, sent
+
+
+def test_initialize_on_a_2026_connection_is_an_unsupported_version() -> None:
+    server, sent = converse(
+        [
+            {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": ENVELOPE},
+            INITIALIZE,
+        ]
+    )
+
+    assert "result" in sent[0]
+    assert sent[1]["error"]["code"] == -32022
+    assert sent[1]["error"]["data"] == {"supported": ["2026-07-28"], "requested": "2025-06-18"}
+    assert [call.method for call in server.calls] == ["server/discover"]
+    server.assert_complete()  # negotiation, not a broken script
+
+
+def test_a_2026_envelope_on_an_initialize_connection_is_an_invalid_request() -> None:
+    _, sent = converse(
+        [INITIALIZE, {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": ENVELOPE}]
+    )
+
+    assert sent[0]["result"]["protocolVersion"] == "2025-06-18"
+    assert sent[1]["error"]["code"] == -32600
