@@ -78,12 +78,12 @@ class MCPJSONRPCSession:
     """
 
     def __init__(self, server: ScriptedMCPServer, session_id: str | None = None) -> None:
-        self.server = server
-        self.session_id = session_id
+        self.server: ScriptedMCPServer = server
+        self.session_id: str | None = session_id
         # Negotiated by initialize; 2026-era requests carry their version in each envelope.
         self.protocol_version: str | None = None
         # Set when a step dropped the session: the transport then ends it.
-        self.dropped = False
+        self.dropped: bool = False
         # The protocol era the connection's first request chose, as the official server
         # decides it: "modern" (2026-07-28 envelopes) or "legacy" (the initialize handshake).
         self.era: str | None = None
