@@ -582,3 +582,24 @@ def test_a_slow_listing_answers_after_its_delay() -> None:
 def test_list_delay_must_be_seconds() -> None:
     with pytest.raises(ValueError, match="list_delay"):
         ScriptedMCPServer(list_delay=-1)
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        pytest.param((5, None), "method", id="method"),
+        pytest.param(("tools/list", [1]), "params", id="params"),
+    ],
+)
+def test_serve_refuses_bad_arguments_naming_them(args: tuple[Any, Any], named: str) -> None:
+    server = ScriptedMCPServer()
+
+    with pytest.raises(TypeError, match=named):
+        server.serve(*args).close()
+
+    assert server.calls == ()
+
+
+def test_record_violation_takes_only_protocol_errors() -> None:
+    with pytest.raises(TypeError, match="MCPProtocolError"):
+        ScriptedMCPServer().record_violation(ValueError("x"))  # type: ignore[arg-type]
