@@ -558,12 +558,12 @@ class ScriptedMCPServer(CompletionContext):
         invalid responder answer) is reported first, as a new error of the same class with
         the same fields, even when the agent caught the original.
         """
-        if self._violations:
-            first = self._violations[0]
-            raise first._fresh() from first  # pyright: ignore[reportPrivateUsage]
-        pending = [step for step in self._steps if not step.optional]
-        if pending:
+        with self._lock:  # the server thread may be taking a step right now
+            first = self._violations[0] if self._violations else None
             steps = list(self._steps)
+        if first is not None:
+            raise first._fresh() from first  # pyright: ignore[reportPrivateUsage]
+        if any(not step.optional for step in steps):
             raise UnconsumedMCPStepsError(len(steps), [step.describe() for step in steps])
 
     def record_violation(self, error: MCPProtocolError) -> MCPProtocolError:
@@ -841,8 +841,10 @@ class ScriptedMCPServer(CompletionContext):
     def _offered_capabilities(self) -> dict[str, Any]:
         if self._capabilities is not None:
             return snapshot(self._capabilities)
-        scripted = {step.method for step in self._steps}
-        notifying = [message["method"] for step in self._steps for message in step.notifications]
+        with self._lock:
+            steps = list(self._steps)
+        scripted = {step.method for step in steps}
+        notifying = [message["method"] for step in steps for message in step.notifications]
         capabilities: dict[str, Any] = {
             "tools": {"listChanged": "notifications/tools/list_changed" in notifying}
         }
