@@ -551,6 +551,43 @@ class ScriptedMCPServer(CompletionContext):
         """The tools ``tools/list`` answers with (copies)."""
         return tuple(snapshot(tool) for tool in self._tools)
 
+    def set_tools(self, tools: Iterable[Mapping[str, Any]], *, notify: bool = True) -> None:
+        """Replace the tools the server lists; by default tell connected clients they changed.
+
+        With ``notify``, every connected client (stdio connections and HTTP sessions' GET
+        streams) gets ``notifications/tools/list_changed``, so a client that caches the tool
+        list lists it again.
+        """
+        offered = _offers(tools, "tools", "name")
+        with self._lock:
+            self._tools = offered
+        if notify:
+            self.notify_clients(mcp_tools_changed())
+
+    def notify_clients(self, *notifications: Mapping[str, Any]) -> None:
+        """Send server notifications now to every connected client, outside any call.
+
+        Takes what :func:`mcp_log` and :func:`mcp_tools_changed` build. Delivered over each
+        stdio connection and each HTTP session's GET stream; a stateless HTTP client has no
+        stream to receive them on. Without a client connected, nothing is sent.
+        """
+        messages: list[dict[str, Any]] = []
+        for index, notification in enumerate(notifications):
+            if (
+                not isinstance(notification, Mapping)
+                or not isinstance(notification.get("method"), str)
+                or not isinstance(notification.get("params", {}), Mapping)
+            ):
+                raise TypeError(
+                    f"notifications[{index}] must be a mapping with a str method, such as "
+                    f"mcp_tools_changed(); got {_describe.value(notification, 40)}"
+                )
+            params = snapshot(dict(cast("Mapping[str, Any]", notification.get("params", {}))))
+            messages.append({"jsonrpc": "2.0", "method": notification["method"], "params": params})
+        host = self._host
+        if host is not None and messages:
+            host.broadcast(messages)
+
     def assert_complete(self) -> None:
         """Fail if a request broke the script or a scripted step was never used.
 

@@ -58,11 +58,13 @@ class _BadRequest(Exception):
 
 
 class _Session:
-    __slots__ = ("ended", "jsonrpc")
+    __slots__ = ("ended", "jsonrpc", "pushed")
 
     def __init__(self, jsonrpc: MCPJSONRPCSession) -> None:
         self.jsonrpc = jsonrpc
         self.ended = asyncio.Event()
+        # Server notifications for the session's GET stream, sent outside any call.
+        self.pushed: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
 
 
 class MCPHost:
@@ -76,6 +78,7 @@ class MCPHost:
         self._server = server
         self._token = secrets.token_hex(16)
         self._sessions: dict[str, _Session] = {}
+        self._relays: set[asyncio.Queue[dict[str, Any]]] = set()
         self._numbers = itertools.count(1)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loop = asyncio.new_event_loop()
@@ -112,6 +115,20 @@ class MCPHost:
             "--token",
             self._token,
         ]
+
+    def broadcast(self, messages: list[dict[str, Any]]) -> None:
+        """Queue server notifications for every stdio connection and HTTP GET stream."""
+        if self._closed:
+            return
+
+        def push() -> None:
+            queues = [session.pushed for session in self._sessions.values()]
+            for queue in [*queues, *self._relays]:
+                for message in messages:
+                    queue.put_nowait(message)
+
+        with contextlib.suppress(RuntimeError):  # the loop already ended
+            self._loop.call_soon_threadsafe(push)
 
     def close(self) -> None:
         """Cancel every exchange, close every connection and listener, join the thread."""
@@ -206,6 +223,14 @@ class MCPHost:
                     writer.close()  # a step dropped the session: the relay sees EOF and exits
 
             handling: set[asyncio.Task[Any]] = set()
+            pushed: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+            async def forward() -> None:
+                while True:
+                    await send(await pushed.get())
+
+            self._relays.add(pushed)
+            handling.add(asyncio.ensure_future(forward()))
             try:
                 while True:
                     try:
@@ -222,6 +247,7 @@ class MCPHost:
                     if not line.endswith(b"\n"):
                         return  # end of input
             finally:
+                self._relays.discard(pushed)
                 for task in handling:
                     task.cancel()
                 await asyncio.gather(*handling, return_exceptions=True)
@@ -383,12 +409,20 @@ class MCPHost:
         await writer.drain()
         ended = asyncio.ensure_future(known.ended.wait())
         gone = asyncio.ensure_future(reader.read(1))
+        pushed = asyncio.ensure_future(known.pushed.get())
         try:
-            await asyncio.wait({ended, gone}, return_when=asyncio.FIRST_COMPLETED)
+            while True:
+                await asyncio.wait({ended, gone, pushed}, return_when=asyncio.FIRST_COMPLETED)
+                if not pushed.done():
+                    return  # the session ended or the client left
+                message = pushed.result()
+                writer.write(b"event: message\ndata: " + _encoded(message, known.jsonrpc) + b"\n\n")
+                await writer.drain()
+                pushed = asyncio.ensure_future(known.pushed.get())
         finally:
-            for waiter in (ended, gone):
+            for waiter in (ended, gone, pushed):
                 waiter.cancel()
-            await asyncio.gather(ended, gone, return_exceptions=True)
+            await asyncio.gather(ended, gone, pushed, return_exceptions=True)
 
     async def _delete(self, writer: asyncio.StreamWriter, headers: dict[str, str]) -> None:
         session_id, known = self._known(headers)

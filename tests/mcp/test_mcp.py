@@ -603,3 +603,28 @@ def test_serve_refuses_bad_arguments_naming_them(args: tuple[Any, Any], named: s
 def test_record_violation_takes_only_protocol_errors() -> None:
     with pytest.raises(TypeError, match="MCPProtocolError"):
         ScriptedMCPServer().record_violation(ValueError("x"))  # type: ignore[arg-type]
+
+
+def test_set_tools_changes_what_the_listing_answers() -> None:
+    server = ScriptedMCPServer(tools=[mcp_tool("a")])
+
+    server.set_tools([mcp_tool("b")])  # no client connected: nothing to notify
+
+    assert [tool["name"] for tool in serve(server, "tools/list")["tools"]] == ["b"]
+    assert [tool["name"] for tool in server.offered_tools] == ["b"]
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        pytest.param(lambda s: s.set_tools([{"no": "name"}]), ValueError, id="set-tools"),
+        pytest.param(lambda s: s.notify_clients({"params": {}}), TypeError, id="notify"),
+    ],
+)
+def test_changing_the_offer_refuses_bad_input(call: Any, error: type) -> None:
+    server = ScriptedMCPServer(tools=[mcp_tool("a")])
+
+    with pytest.raises(error):
+        call(server)
+
+    assert [tool["name"] for tool in server.offered_tools] == ["a"]

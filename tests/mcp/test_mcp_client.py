@@ -191,3 +191,34 @@ async def test_a_call_the_client_gives_up_on_is_cancelled_on_the_server(connect:
 
     assert answer.content[0].text == "Sunny"
     assert cancelled == [server.tool_calls[0].index]
+
+
+# A 2026-era HTTP client (http-auto) is stateless: it has no stream to be notified on.
+@pytest.mark.parametrize(
+    ("transport", "mode"), [("http", "legacy"), ("stdio", "auto"), ("stdio", "legacy")]
+)
+async def test_changed_tools_reach_a_client_with_a_stream(transport: str, mode: str) -> None:
+    received: list[Any] = []
+
+    async def on_message(message: Any) -> None:
+        received.append(message)
+
+    server = ScriptedMCPServer(tools=[WEATHER])
+    with server:
+        target: Any = (
+            server.url if transport == "http" else StdioServerParameters(**server.stdio_params)
+        )
+        async with mcp.Client(target, mode=mode, message_handler=on_message) as client:
+            before = await client.list_tools()
+            server.set_tools([WEATHER, mcp_tool("get_time")])
+            for _ in range(500):  # bounded: the notification travels on its own
+                if received:
+                    break
+                await asyncio.sleep(0.01)
+            after = await client.list_tools()
+
+    assert [tool.name for tool in before.tools] == ["get_weather"]
+    assert [tool.name for tool in after.tools] == ["get_weather", "get_time"]
+    assert [getattr(message, "method", None) for message in received] == [
+        "notifications/tools/list_changed"
+    ]

@@ -489,3 +489,23 @@ def test_a_2026_envelope_on_an_initialize_connection_is_an_invalid_request() -> 
 
     assert sent[0]["result"]["protocolVersion"] == "2025-06-18"
     assert sent[1]["error"]["code"] == -32600
+
+
+def test_server_notifications_reach_an_http_sessions_get_stream(server: ScriptedMCPServer) -> None:
+    session = post(server, INITIALIZE)[1]["mcp-session-id"]
+    parts = urlsplit(server.url)
+    stream = http.client.HTTPConnection(parts.hostname or "", parts.port)
+    stream.request("GET", "/mcp", headers={**ACCEPT, "mcp-session-id": session})
+    opened = stream.getresponse()
+
+    server.notify_clients(mcp_log("info", "hello"))
+
+    assert opened.status == 200
+    assert opened.readline() == b"event: message\n"
+    event = json.loads(opened.readline().decode().removeprefix("data: "))
+    assert event == {
+        "jsonrpc": "2.0",
+        "method": "notifications/message",
+        "params": {"level": "info", "data": "hello"},
+    }
+    stream.close()
