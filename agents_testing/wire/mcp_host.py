@@ -534,7 +534,10 @@ async def _read_request(
             raise _BadRequest(400, "malformed header line")
         headers[name.strip().lower()] = value.strip()
     if "chunked" in headers.get("transfer-encoding", "").lower():
-        body = await _read_chunked(reader)
+        try:
+            body = await _read_chunked(reader)
+        except asyncio.LimitOverrunError:
+            raise _BadRequest(400, "malformed chunked body") from None
     else:
         length_text = headers.get("content-length", "0")
         if not length_text.isdigit():

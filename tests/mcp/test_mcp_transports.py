@@ -509,3 +509,25 @@ def test_server_notifications_reach_an_http_sessions_get_stream(server: Scripted
         "params": {"level": "info", "data": "hello"},
     }
     stream.close()
+
+
+def test_a_chunked_body_is_read(server: ScriptedMCPServer) -> None:
+    parts = urlsplit(server.url)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port)
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
+    connection.request("POST", "/mcp", iter([body[:10], body[10:]]), ACCEPT, encode_chunked=True)
+    answer = json.loads(connection.getresponse().read())
+    connection.close()
+
+    assert answer == {"jsonrpc": "2.0", "id": 1, "result": {}}
+
+
+def test_a_chunk_size_line_over_the_limit_is_a_bad_request(server: ScriptedMCPServer) -> None:
+    parts = urlsplit(server.url)
+    with socket.create_connection((parts.hostname or "", parts.port or 0)) as raw:
+        raw.sendall(b"POST /mcp HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n")
+        raw.sendall(b"1" * 70_000 + b"\r\n")
+        status_line = raw.makefile("rb").readline()
+
+    assert status_line.startswith(b"HTTP/1.1 400 ")
+    assert refusal(server).reason == "invalid_request"
