@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 from typing import Any
+from urllib.parse import urlsplit
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -141,3 +143,46 @@ def _violations(server: ScriptedMCPServer) -> list[BaseException]:
     except AssertionError as error:
         return [error]
     return []
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, database=None)
+@given(
+    st.sampled_from(["POST", "GET", "DELETE", "PUT", "BREW", ""]),
+    st.sampled_from(["/mcp", "/", "/mcp?x=1", "*", ""]),
+    st.lists(
+        st.tuples(
+            st.sampled_from(
+                ["content-length", "transfer-encoding", "mcp-session-id", "accept", "x"]
+            ),
+            st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=12),
+        ),
+        max_size=4,
+    ),
+    st.binary(max_size=64),
+)
+def test_any_http_request_leaves_the_server_serving(
+    method: str, path: str, headers: list[tuple[str, str]], body: bytes
+) -> None:
+    head = f"{method} {path} HTTP/1.1\r\nhost: x\r\n" + "".join(
+        f"{name}: {value}\r\n" for name, value in headers
+    )
+    # Whatever the hostile request did to the script is the server's business here: only
+    # its answer and the server still serving matter.
+    server = ScriptedMCPServer()
+    try:
+        parts = urlsplit(server.url)
+        with socket.create_connection((parts.hostname or "", parts.port or 0)) as raw:
+            raw.sendall(head.encode() + b"\r\n" + body)
+            raw.shutdown(socket.SHUT_WR)
+            reply = raw.makefile("rb").read()
+        assert reply == b"" or reply.startswith(b"HTTP/1.1 ")
+        ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
+        with socket.create_connection((parts.hostname or "", parts.port or 0)) as raw:
+            raw.sendall(
+                b"POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-length: %d\r\n\r\n%s" % (len(ping), ping)
+            )
+            answer = raw.makefile("rb").read()
+        assert answer.startswith(b"HTTP/1.1 200 ")
+        assert answer.endswith(b'{"jsonrpc":"2.0","id":1,"result":{}}')
+    finally:
+        server.close()
