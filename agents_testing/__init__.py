@@ -10,24 +10,32 @@ from typing import TYPE_CHECKING, Any
 from . import _lazy
 from .errors import IncompleteRealtimeScenarioError as IncompleteRealtimeScenarioError
 from .errors import InvalidRealtimeEventError as InvalidRealtimeEventError
+from .errors import InvalidScriptedMCPStepError as InvalidScriptedMCPStepError
+from .errors import InvalidScriptedMCPStepReason as InvalidScriptedMCPStepReason
 from .errors import InvalidScriptedModelOutputError as InvalidScriptedModelOutputError
 from .errors import InvalidScriptedModelStepError as InvalidScriptedModelStepError
 from .errors import InvalidScriptedModelStepReason as InvalidScriptedModelStepReason
 from .errors import InvalidScriptedSandboxStepError as InvalidScriptedSandboxStepError
 from .errors import InvalidScriptedSandboxStepReason as InvalidScriptedSandboxStepReason
+from .errors import MCPProtocolError as MCPProtocolError
+from .errors import MCPProtocolErrorReason as MCPProtocolErrorReason
 from .errors import RealtimeCallMatcherError as RealtimeCallMatcherError
 from .errors import RealtimeEventLoopError as RealtimeEventLoopError
 from .errors import RealtimeThreadError as RealtimeThreadError
 from .errors import RealtimeTransportNotClosedError as RealtimeTransportNotClosedError
+from .errors import RepeatedMCPListError as RepeatedMCPListError
 from .errors import SandboxCallMatcherError as SandboxCallMatcherError
 from .errors import ScriptedHTTPError as ScriptedHTTPError
+from .errors import ScriptedJSONRPCError as ScriptedJSONRPCError
 from .errors import ScriptedModelRequestAbortedError as ScriptedModelRequestAbortedError
 from .errors import (
     ScriptedRealtimeConnectionSupersededError as ScriptedRealtimeConnectionSupersededError,
 )
 from .errors import ScriptedRealtimeScenarioCancelledError as ScriptedRealtimeScenarioCancelledError
+from .errors import UnconsumedMCPStepsError as UnconsumedMCPStepsError
 from .errors import UnconsumedModelStepsError as UnconsumedModelStepsError
 from .errors import UnconsumedSandboxStepsError as UnconsumedSandboxStepsError
+from .errors import UnexpectedMCPCallError as UnexpectedMCPCallError
 from .errors import UnexpectedModelCallError as UnexpectedModelCallError
 from .errors import UnexpectedRealtimeCallError as UnexpectedRealtimeCallError
 from .errors import UnexpectedSandboxCallError as UnexpectedSandboxCallError
@@ -76,6 +84,23 @@ from .model import model_stream_responder as model_stream_responder
 from .model import optional_step as optional_step
 
 if TYPE_CHECKING:
+    from .mcp import HANDSHAKE_PROTOCOL_VERSIONS as HANDSHAKE_PROTOCOL_VERSIONS
+    from .mcp import MODERN_PROTOCOL_VERSIONS as MODERN_PROTOCOL_VERSIONS
+    from .mcp import MCPCall as MCPCall
+    from .mcp import MCPNotify as MCPNotify
+    from .mcp import MCPResponder as MCPResponder
+    from .mcp import MCPSessionDropped as MCPSessionDropped
+    from .mcp import MCPStep as MCPStep
+    from .mcp import ScriptedMCPServer as ScriptedMCPServer
+    from .mcp import mcp_get_prompt as mcp_get_prompt
+    from .mcp import mcp_image as mcp_image
+    from .mcp import mcp_log as mcp_log
+    from .mcp import mcp_progress as mcp_progress
+    from .mcp import mcp_read_resource as mcp_read_resource
+    from .mcp import mcp_tool as mcp_tool
+    from .mcp import mcp_tool_call as mcp_tool_call
+    from .mcp import mcp_tool_result as mcp_tool_result
+    from .mcp import mcp_tools_changed as mcp_tools_changed
     from .realtime import AddImageCall as AddImageCall
     from .realtime import CloseCall as CloseCall
     from .realtime import ConnectCall as ConnectCall
@@ -104,7 +129,7 @@ if TYPE_CHECKING:
     from .sandbox import ScriptedSandboxSession as ScriptedSandboxSession
     from .sandbox import scripted_sandbox_session as scripted_sandbox_session
 
-# The realtime and sandbox doubles load on first use: a test of a model loop (and every model
+# The realtime, sandbox and MCP doubles load on first use: a test of a model loop (and every model
 # adapter) then pays for neither module.
 _LAZY_MODULES: dict[str, str] = {
     "AddImageCall": "realtime",
@@ -134,6 +159,23 @@ _LAZY_MODULES: dict[str, str] = {
     "SandboxStep": "sandbox",
     "ScriptedSandboxSession": "sandbox",
     "scripted_sandbox_session": "sandbox",
+    "HANDSHAKE_PROTOCOL_VERSIONS": "mcp",
+    "MODERN_PROTOCOL_VERSIONS": "mcp",
+    "MCPCall": "mcp",
+    "MCPNotify": "mcp",
+    "MCPResponder": "mcp",
+    "MCPSessionDropped": "mcp",
+    "MCPStep": "mcp",
+    "ScriptedMCPServer": "mcp",
+    "mcp_get_prompt": "mcp",
+    "mcp_image": "mcp",
+    "mcp_log": "mcp",
+    "mcp_progress": "mcp",
+    "mcp_read_resource": "mcp",
+    "mcp_tool": "mcp",
+    "mcp_tool_call": "mcp",
+    "mcp_tool_result": "mcp",
+    "mcp_tools_changed": "mcp",
 }
 
 
@@ -236,4 +278,30 @@ __all__ = [
     "model_stream_responder",
     "optional_step",
     "scripted_sandbox_session",
+    # MCP server
+    "InvalidScriptedMCPStepError",
+    "InvalidScriptedMCPStepReason",
+    "MCPProtocolError",
+    "MCPProtocolErrorReason",
+    "RepeatedMCPListError",
+    "ScriptedJSONRPCError",
+    "UnconsumedMCPStepsError",
+    "UnexpectedMCPCallError",
+    "HANDSHAKE_PROTOCOL_VERSIONS",
+    "MODERN_PROTOCOL_VERSIONS",
+    "MCPCall",
+    "MCPNotify",
+    "MCPResponder",
+    "MCPSessionDropped",
+    "MCPStep",
+    "ScriptedMCPServer",
+    "mcp_get_prompt",
+    "mcp_image",
+    "mcp_log",
+    "mcp_progress",
+    "mcp_read_resource",
+    "mcp_tool",
+    "mcp_tool_call",
+    "mcp_tool_result",
+    "mcp_tools_changed",
 ]

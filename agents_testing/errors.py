@@ -13,22 +13,30 @@ from typing import Any, Literal
 __all__ = [
     "IncompleteRealtimeScenarioError",
     "InvalidRealtimeEventError",
+    "InvalidScriptedMCPStepError",
+    "InvalidScriptedMCPStepReason",
     "InvalidScriptedModelOutputError",
     "InvalidScriptedModelStepError",
     "InvalidScriptedModelStepReason",
     "InvalidScriptedSandboxStepError",
     "InvalidScriptedSandboxStepReason",
+    "MCPProtocolError",
+    "MCPProtocolErrorReason",
     "RealtimeCallMatcherError",
     "RealtimeEventLoopError",
     "RealtimeThreadError",
     "RealtimeTransportNotClosedError",
+    "RepeatedMCPListError",
     "SandboxCallMatcherError",
     "ScriptedHTTPError",
+    "ScriptedJSONRPCError",
     "ScriptedModelRequestAbortedError",
     "ScriptedRealtimeConnectionSupersededError",
     "ScriptedRealtimeScenarioCancelledError",
+    "UnconsumedMCPStepsError",
     "UnconsumedModelStepsError",
     "UnconsumedSandboxStepsError",
+    "UnexpectedMCPCallError",
     "UnexpectedModelCallError",
     "UnexpectedRealtimeCallError",
     "UnexpectedSandboxCallError",
@@ -862,4 +870,244 @@ class WireRequestError(_StructuredError, AssertionError):
             f"Scripted wire endpoint request #{request_index + 1} "
             f"(request_index={request_index}) {method} {path}: {what}; "
             f"{_WIRE_HINTS.get(reason, 'fix the request.')}"
+        )
+
+
+# -- MCP server ------------------------------------------------------------------------------
+
+InvalidScriptedMCPStepReason = Literal[
+    "invalid_input",
+    "invalid_name",
+    "invalid_arguments",
+    "invalid_outcome",
+    "invalid_result",
+    "invalid_error",
+    "invalid_notification",
+    "invalid_timing",
+]
+
+MCPProtocolErrorReason = Literal[
+    "malformed_json",
+    "invalid_request",
+    "batch_request",
+    "too_large",
+    "too_deep",
+    "unknown_method",
+    "invalid_params",
+    "unknown_session",
+]
+
+
+class ScriptedJSONRPCError(_StructuredError, Exception):
+    """Script a JSON-RPC error: the MCP server answers the request with this error object.
+
+    Use it as the ``error`` of a scripted MCP step. ``code`` is the JSON-RPC error code
+    (``-32602`` invalid params, ``-32002`` resource not found, or a code of your own);
+    ``data`` is sent as the error's ``data`` member when it is not ``None``.
+    """
+
+    _fields = ("code", "message", "data")
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        if isinstance(code, bool) or not isinstance(code, int):
+            raise TypeError(f"ScriptedJSONRPCError code must be an int, got {code!r}")
+        if not isinstance(message, str):
+            raise TypeError(f"ScriptedJSONRPCError message must be a str, got {message!r}")
+        self.code = code
+        self.message = message
+        self.data = data
+        super().__init__(f"JSON-RPC error {code}: {message}")
+
+
+class UnexpectedMCPCallError(_StructuredError, AssertionError):
+    """The agent sent an MCP request that no scripted step expects.
+
+    ``expected`` describes the step the call had to match (``None`` when no step was left
+    for it); ``step_index`` is that step's zero-based place in the script.
+    """
+
+    _fields = ("call_index", "method", "call_summary", "expected", "step_index")
+
+    def __init__(
+        self,
+        call_index: int,
+        method: str,
+        call_summary: str | None = None,
+        expected: str | None = None,
+        step_index: int | None = None,
+    ) -> None:
+        self.call_index = call_index
+        self.method = method
+        # What the agent sent (tool name and arguments), shortened.
+        self.call_summary = call_summary
+        self.expected = expected
+        self.step_index = step_index
+        if expected is None:
+            wanted = f"no scripted step is left for {method}"
+            fix = (
+                "Add a step for it to the script (for tools/call: mcp_tool_call(name, "
+                "arguments, result=...)), or find why the agent made this call."
+            )
+        else:
+            at = "" if step_index is None else f"{_position('step', 'step_index', step_index)} "
+            wanted = f"expected {at}{expected}"
+            fix = (
+                "Fix the step's tool name, arguments or matcher, script a step for this call "
+                "before it, pass ordered=False if the order of calls does not matter, or find "
+                "why the agent sent this call."
+            )
+        super().__init__(
+            f"ScriptedMCPServer received unexpected {method} call #{call_index + 1}; {wanted}. "
+            f"{_position('Call', 'call_index', call_index)}{_sent(call_summary)}. {fix}"
+        )
+
+
+class UnconsumedMCPStepsError(_StructuredError, AssertionError):
+    """The workflow finished before it used every scripted MCP step.
+
+    ``pending_steps`` holds one ``{"step_index", "method", "summary"}`` dict per step left,
+    where ``step_index`` is the step's zero-based position in the script.
+    """
+
+    _fields = ("remaining_steps", "pending_steps")
+
+    def __init__(
+        self, remaining_steps: int, pending_steps: Sequence[Mapping[str, Any]] = ()
+    ) -> None:
+        self.remaining_steps = remaining_steps
+        self.pending_steps: tuple[dict[str, Any], ...] = tuple(dict(step) for step in pending_steps)
+        message = f"ScriptedMCPServer has {_plural(remaining_steps, 'unconsumed scripted step')}."
+        if self.pending_steps:
+            message += f" Pending: {_step_list(self.pending_steps, 'method')}."
+        super().__init__(
+            message + " Remove the steps the workflow does not need (or pass optional=True to "
+            "a step that may go unused); if they should have run, find why the agent stopped "
+            "calling the MCP server (did it list the tool, and did the model ask for it?)."
+        )
+
+
+_MCP_STEP_HINTS: dict[str, str] = {
+    "invalid_input": "a step is built by mcp_tool_call(), mcp_read_resource() or mcp_get_prompt().",
+    "invalid_name": "name the tool, resource URI or prompt with a non-empty str.",
+    "invalid_arguments": "arguments are a mapping compared for equality with what the agent "
+    "sends, a function of the sent arguments that returns False to reject the call, or None "
+    "to accept any arguments.",
+    "invalid_outcome": "give exactly one of result=..., respond=... (a function of the "
+    "recorded call) or error=... (an exception instance), or hang=True or "
+    "drop_session=True and none of them.",
+    "invalid_result": "a tool result is a str (one text block), a list of content blocks, or "
+    "a mapping with a content list such as mcp_tool_result(...); a resource read answers "
+    'with a str, bytes or {"contents": [...]}; a prompt with {"messages": [...]}.',
+    "invalid_error": 'script an exception instance, such as ScriptedJSONRPCError(-32602, "...").',
+    "invalid_notification": "notifications are built by mcp_progress(), mcp_log() or "
+    'mcp_tools_changed(), or are {"method": ..., "params": {...}} mappings.',
+    "invalid_timing": "delay is a finite number of seconds >= 0; hang is a bool.",
+}
+
+
+class InvalidScriptedMCPStepError(_StructuredError, ValueError):
+    """A scripted MCP step is malformed, or a responder returned an answer MCP cannot send.
+
+    ``input_index`` is set for errors found when the step is scripted (its zero-based place
+    among the steps given); ``call_index`` for a responder's answer found while serving a
+    call. ``detail`` says what exactly is wrong.
+    """
+
+    _fields = ("reason", "input_index", "call_index", "detail")
+
+    def __init__(
+        self,
+        reason: InvalidScriptedMCPStepReason,
+        input_index: int | None = None,
+        call_index: int | None = None,
+        detail: str | None = None,
+    ) -> None:
+        self.reason: InvalidScriptedMCPStepReason = reason
+        self.input_index = input_index
+        self.call_index = call_index
+        self.detail = detail
+        if input_index is not None:
+            where = (
+                f"ScriptedMCPServer step #{input_index + 1} is invalid "
+                f"({reason.replace('_', ' ')}). {_position('Step', 'input_index', input_index)}"
+            )
+        elif call_index is not None:
+            where = (
+                f"ScriptedMCPServer responder for call #{call_index + 1} returned an invalid "
+                f"answer ({reason.replace('_', ' ')}). "
+                f"{_position('Call', 'call_index', call_index)}"
+            )
+        else:
+            where = f"ScriptedMCPServer step is invalid ({reason.replace('_', ' ')})."
+        said = "" if detail is None else f": {_shorten(detail, 200).rstrip('.')}"
+        super().__init__(f"{where}{said}. Fix: {_MCP_STEP_HINTS[reason]}")
+
+
+class RepeatedMCPListError(_StructuredError, AssertionError):
+    """The agent listed the server's tools again although the script says it lists them once.
+
+    ``call_index`` is the repeated listing's call, ``first_call_index`` the first listing's.
+    """
+
+    _fields = ("method", "call_index", "first_call_index")
+
+    def __init__(self, method: str, call_index: int, first_call_index: int) -> None:
+        self.method = method
+        self.call_index = call_index
+        self.first_call_index = first_call_index
+        super().__init__(
+            f"ScriptedMCPServer received {method} call #{call_index + 1} after {method} call "
+            f"#{first_call_index + 1}, but the script lists tools once (list_tools_once=True). "
+            f"{_position('Call', 'call_index', call_index)}. Make the agent cache the tool list "
+            "(openai-agents: cache_tools_list=True), or drop list_tools_once if listing again "
+            "is what the agent should do."
+        )
+
+
+_MCP_PROTOCOL_HINTS: dict[str, str] = {
+    "malformed_json": "send one JSON-RPC message as a JSON object.",
+    "invalid_request": 'send {"jsonrpc": "2.0", "id": ..., "method": ..., "params": {...}} '
+    "with a str method and a str or int id.",
+    "batch_request": "send one JSON-RPC message at a time; MCP has no batches.",
+    "too_large": "keep a message under the server's size limit (max_message_bytes).",
+    "too_deep": "keep the message's JSON nested less deeply than the server's limit.",
+    "unknown_method": "call a method the server offers (tools/list, tools/call, "
+    "resources/list, resources/read, prompts/list, prompts/get, ...).",
+    "invalid_params": "send the params the method requires (tools/call needs a str name "
+    "and an arguments object).",
+    "unknown_session": "send the Mcp-Session-Id the initialize answer gave, in a session "
+    "that was not ended.",
+}
+
+
+class MCPProtocolError(_StructuredError, AssertionError):
+    """The scripted MCP server got a message it could not serve, and answered with an error.
+
+    The client gets the protocol's own error (a JSON-RPC error object, or an HTTP status
+    for a bad session); the server keeps this violation, so ``assert_complete()`` raises it
+    even if the client swallowed the error. No step is used by such a message.
+    """
+
+    _fields = ("reason", "method", "session_id", "detail")
+
+    def __init__(
+        self,
+        reason: MCPProtocolErrorReason,
+        method: str | None = None,
+        session_id: str | None = None,
+        detail: str | None = None,
+    ) -> None:
+        self.reason: MCPProtocolErrorReason = reason
+        self.method = method
+        self.session_id = session_id
+        self.detail = detail
+        what = reason.replace("_", " ")
+        if method is not None:
+            what += f" for {_shorten(method, 60)}"
+        if detail:
+            what += f" ({_shorten(detail, 120)})"
+        session = "" if session_id is None else f" in session {session_id!r}"
+        super().__init__(
+            f"ScriptedMCPServer refused a message{session}: {what}. "
+            f"Fix the client or the code that sends it: {_MCP_PROTOCOL_HINTS[reason]}"
         )

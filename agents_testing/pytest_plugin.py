@@ -8,6 +8,8 @@ Fixtures (each a factory; call it as often as the test needs):
 - ``scripted_model(steps=(), **kwargs)`` -> :class:`~agents_testing.ScriptedModel`
 - ``scripted_sandbox(steps=(), **kwargs)`` -> :func:`~agents_testing.scripted_sandbox_session`
 - ``scripted_realtime(**kwargs)`` -> :class:`~agents_testing.ScriptedRealtimeTransport`
+- ``scripted_mcp(steps=(), **options)`` -> :class:`~agents_testing.ScriptedMCPServer`, which
+  also stops serving (HTTP and stdio) when the test ends, whatever its outcome.
 - ``check_complete(double)`` -> ``double``: check any object with ``assert_complete()`` the
   same way, such as a framework adapter's sandbox session.
 
@@ -23,13 +25,14 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-from collections.abc import Generator, Iterable, Mapping
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 import pytest
 
+from .mcp import MCPStep, ScriptedMCPServer
 from .model import ScriptedModel, ScriptedModelInput
 from .realtime import ScriptedRealtimeTransport
 from .sandbox import (
@@ -43,10 +46,12 @@ __all__ = [
     "INI_OPTION",
     "MARKER",
     "CheckComplete",
+    "ScriptedMCPFactory",
     "ScriptedModelFactory",
     "ScriptedRealtimeFactory",
     "ScriptedSandboxFactory",
     "check_complete",
+    "scripted_mcp",
     "scripted_model",
     "scripted_realtime",
     "scripted_sandbox",
@@ -89,6 +94,27 @@ class ScriptedRealtimeFactory(Protocol):
     """The ``scripted_realtime`` fixture: annotate the test argument with it."""
 
     def __call__(self) -> ScriptedRealtimeTransport: ...
+
+
+class ScriptedMCPFactory(Protocol):
+    """The ``scripted_mcp`` fixture: annotate the test argument with it."""
+
+    def __call__(
+        self,
+        steps: Iterable[MCPStep] = (),
+        *,
+        tools: Iterable[Mapping[str, Any]] = (),
+        resources: Iterable[Mapping[str, Any]] = (),
+        resource_templates: Iterable[Mapping[str, Any]] = (),
+        prompts: Iterable[Mapping[str, Any]] = (),
+        server_info: Mapping[str, Any] | None = None,
+        instructions: str | None = None,
+        capabilities: Mapping[str, Any] | None = None,
+        ordered: bool = True,
+        list_tools_once: bool = False,
+        page_size: int | None = None,
+        list_delay: float = 0.0,
+    ) -> ScriptedMCPServer: ...
 
 
 class CheckComplete(Protocol):
@@ -236,6 +262,48 @@ def scripted_realtime(request: pytest.FixtureRequest) -> ScriptedRealtimeFactory
         return _register(request, ScriptedRealtimeTransport(), _caller(request))
 
     return make
+
+
+@pytest.fixture
+def scripted_mcp(request: pytest.FixtureRequest) -> Iterator[ScriptedMCPFactory]:
+    """Return a factory of MCP server doubles checked when the test returns, closed after it."""
+    made: list[ScriptedMCPServer] = []
+
+    def make(
+        steps: Iterable[MCPStep] = (),
+        *,
+        tools: Iterable[Mapping[str, Any]] = (),
+        resources: Iterable[Mapping[str, Any]] = (),
+        resource_templates: Iterable[Mapping[str, Any]] = (),
+        prompts: Iterable[Mapping[str, Any]] = (),
+        server_info: Mapping[str, Any] | None = None,
+        instructions: str | None = None,
+        capabilities: Mapping[str, Any] | None = None,
+        ordered: bool = True,
+        list_tools_once: bool = False,
+        page_size: int | None = None,
+        list_delay: float = 0.0,
+    ) -> ScriptedMCPServer:
+        server = ScriptedMCPServer(
+            steps,
+            tools=tools,
+            resources=resources,
+            resource_templates=resource_templates,
+            prompts=prompts,
+            server_info=server_info,
+            instructions=instructions,
+            capabilities=capabilities,
+            ordered=ordered,
+            list_tools_once=list_tools_once,
+            page_size=page_size,
+            list_delay=list_delay,
+        )
+        made.append(server)
+        return _register(request, server, _caller(request))
+
+    yield make
+    for server in made:
+        server.close()
 
 
 @pytest.fixture

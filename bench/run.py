@@ -30,6 +30,7 @@ GROUPS = {
     "frameworks": "bench_frameworks",
     "import": "bench_import",
     "wire-server": "bench_wire_server",
+    "mcp": "bench_mcp",
 }
 
 

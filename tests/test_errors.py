@@ -13,20 +13,26 @@ from agents_testing import errors
 from agents_testing.errors import (
     IncompleteRealtimeScenarioError,
     InvalidRealtimeEventError,
+    InvalidScriptedMCPStepError,
     InvalidScriptedModelOutputError,
     InvalidScriptedModelStepError,
     InvalidScriptedSandboxStepError,
+    MCPProtocolError,
     RealtimeCallMatcherError,
     RealtimeEventLoopError,
     RealtimeThreadError,
     RealtimeTransportNotClosedError,
+    RepeatedMCPListError,
     SandboxCallMatcherError,
     ScriptedHTTPError,
+    ScriptedJSONRPCError,
     ScriptedModelRequestAbortedError,
     ScriptedRealtimeConnectionSupersededError,
     ScriptedRealtimeScenarioCancelledError,
+    UnconsumedMCPStepsError,
     UnconsumedModelStepsError,
     UnconsumedSandboxStepsError,
+    UnexpectedMCPCallError,
     UnexpectedModelCallError,
     UnexpectedRealtimeCallError,
     UnexpectedSandboxCallError,
@@ -632,6 +638,104 @@ EXAMPLES = [
         "(Expecting value); send a JSON object as the request body.",
         id="wire-malformed-json",
     ),
+    pytest.param(
+        ScriptedJSONRPCError(-32602, "unknown city", {"city": "x"}),
+        {"code": -32602, "message": "unknown city", "data": {"city": "x"}},
+        "JSON-RPC error -32602: unknown city",
+        id="scripted-jsonrpc-error",
+    ),
+    pytest.param(
+        UnexpectedMCPCallError(
+            2,
+            "tools/call",
+            "get_weather({'city': 'Rome'})",
+            "tools/call get_weather({'city': 'Paris'})",
+            1,
+        ),
+        {
+            "call_index": 2,
+            "method": "tools/call",
+            "call_summary": "get_weather({'city': 'Rome'})",
+            "expected": "tools/call get_weather({'city': 'Paris'})",
+            "step_index": 1,
+        },
+        "ScriptedMCPServer received unexpected tools/call call #3; expected step #2 "
+        "(step_index=1) tools/call get_weather({'city': 'Paris'}). Call #3 (call_index=2) "
+        "sent: get_weather({'city': 'Rome'}). Fix the step's tool name, arguments or matcher, "
+        "script a step for this call before it, pass ordered=False if the order of calls does "
+        "not matter, or find why the agent sent this call.",
+        id="unexpected-mcp-call-drifted",
+    ),
+    pytest.param(
+        UnexpectedMCPCallError(0, "tools/call", "t({})"),
+        {"call_index": 0, "expected": None, "step_index": None},
+        "ScriptedMCPServer received unexpected tools/call call #1; no scripted step is left "
+        "for tools/call. Call #1 (call_index=0) sent: t({}). Add a step for it to the script "
+        "(for tools/call: mcp_tool_call(name, arguments, result=...)), or find why the agent "
+        "made this call.",
+        id="unexpected-mcp-call-none-left",
+    ),
+    pytest.param(
+        UnconsumedMCPStepsError(
+            1,
+            [
+                {
+                    "step_index": 0,
+                    "method": "tools/call",
+                    "summary": "tools/call a(any arguments) -> 'A'",
+                }
+            ],
+        ),
+        {"remaining_steps": 1},
+        "ScriptedMCPServer has 1 unconsumed scripted step. Pending: step #1 (step_index=0) "
+        "tools/call: tools/call a(any arguments) -> 'A'. Remove the steps the workflow does "
+        "not need (or pass optional=True to a step that may go unused); if they should have "
+        "run, find why the agent stopped calling the MCP server (did it list the tool, and "
+        "did the model ask for it?).",
+        id="unconsumed-mcp-steps",
+    ),
+    pytest.param(
+        InvalidScriptedMCPStepError("invalid_outcome", input_index=1, detail="given: none"),
+        {"reason": "invalid_outcome", "input_index": 1, "call_index": None},
+        "ScriptedMCPServer step #2 is invalid (invalid outcome). Step #2 (input_index=1): "
+        "given: none. Fix: give exactly one of result=..., respond=... (a function of the "
+        "recorded call) or error=... (an exception instance), or hang=True or "
+        "drop_session=True and none of them.",
+        id="invalid-mcp-step-scripted",
+    ),
+    pytest.param(
+        InvalidScriptedMCPStepError("invalid_error", call_index=3),
+        {"reason": "invalid_error", "input_index": None, "call_index": 3, "detail": None},
+        "ScriptedMCPServer responder for call #4 returned an invalid answer (invalid error). "
+        "Call #4 (call_index=3). Fix: script an exception instance, such as "
+        'ScriptedJSONRPCError(-32602, "...").',
+        id="invalid-mcp-step-served",
+    ),
+    pytest.param(
+        RepeatedMCPListError("tools/list", 3, 1),
+        {"method": "tools/list", "call_index": 3, "first_call_index": 1},
+        "ScriptedMCPServer received tools/list call #4 after tools/list call #2, but the "
+        "script lists tools once (list_tools_once=True). Call #4 (call_index=3). Make the "
+        "agent cache the tool list (openai-agents: cache_tools_list=True), or drop "
+        "list_tools_once if listing again is what the agent should do.",
+        id="repeated-mcp-list",
+    ),
+    pytest.param(
+        MCPProtocolError("unknown_method", "tools/explode", "http-1"),
+        {"reason": "unknown_method", "method": "tools/explode", "session_id": "http-1"},
+        "ScriptedMCPServer refused a message in session 'http-1': unknown method for "
+        "tools/explode. Fix the client or the code that sends it: call a method the server "
+        "offers (tools/list, tools/call, resources/list, resources/read, prompts/list, "
+        "prompts/get, ...).",
+        id="mcp-protocol-unknown-method",
+    ),
+    pytest.param(
+        MCPProtocolError("malformed_json", detail="Expecting value"),
+        {"reason": "malformed_json", "method": None, "session_id": None},
+        "ScriptedMCPServer refused a message: malformed json (Expecting value). Fix the client "
+        "or the code that sends it: send one JSON-RPC message as a JSON object.",
+        id="mcp-protocol-malformed-json",
+    ),
 ]
 
 ALL_ERROR_CLASSES = {
@@ -656,6 +760,12 @@ ALL_ERROR_CLASSES = {
     UnscriptedAgentError,
     ScriptedHTTPError,
     WireRequestError,
+    ScriptedJSONRPCError,
+    UnexpectedMCPCallError,
+    UnconsumedMCPStepsError,
+    InvalidScriptedMCPStepError,
+    RepeatedMCPListError,
+    MCPProtocolError,
 }
 
 
@@ -751,6 +861,11 @@ def test_fresh_error_has_no_traceback_even_after_a_raise() -> None:
         (RealtimeThreadError, RuntimeError),
         (InvalidRealtimeEventError, ValueError),
         (UnscriptedAgentError, AssertionError),
+        (UnexpectedMCPCallError, AssertionError),
+        (UnconsumedMCPStepsError, AssertionError),
+        (InvalidScriptedMCPStepError, ValueError),
+        (RepeatedMCPListError, AssertionError),
+        (MCPProtocolError, AssertionError),
     ],
 )
 def test_error_subclasses_the_base_class_its_kind_of_failure_needs(

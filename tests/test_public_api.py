@@ -10,7 +10,7 @@ import pytest
 
 import agents_testing
 
-CORE_MODULES = ["errors", "items", "model", "sandbox", "realtime"]
+CORE_MODULES = ["errors", "items", "model", "sandbox", "realtime", "mcp"]
 
 
 @pytest.mark.parametrize("module_name", CORE_MODULES)

@@ -45,6 +45,9 @@ FRAMEWORKS = {
     "openai",
     "anthropic",
     "httpx",
+    "mcp",
+    "fastmcp",
+    "langchain_mcp_adapters",
 }
 
 # An adapter module needs its framework even when the block imports only the adapter.

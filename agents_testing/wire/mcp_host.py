@@ -1,0 +1,568 @@
+"""Serve a :class:`~agents_testing.ScriptedMCPServer` over streamable HTTP and stdio.
+
+:class:`MCPHost` runs one event loop in a background thread with two loopback listeners:
+the streamable HTTP endpoint (``POST`` answered with JSON, or with an SSE stream when a step
+sends notifications first; a ``GET`` SSE stream per session; ``Mcp-Session-Id`` from
+``initialize``; ``DELETE`` to end a session) and the socket the stdio relay
+(``mcp_stdio.py``) connects to. Each HTTP request gets a connection of its own
+(``Connection: close``), so a client that goes away mid-answer is seen at once and its
+call cancelled. ``close()`` cancels every exchange, closes every socket and joins the
+thread. Standard library only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import secrets
+import sys
+import threading
+from collections.abc import AsyncGenerator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from ..errors import MCPProtocolError
+from .mcp_jsonrpc import MAX_MESSAGE_BYTES, MCPJSONRPCSession, error_message
+
+if TYPE_CHECKING:
+    from ..mcp import ScriptedMCPServer
+
+__all__ = ["MCP_PATH", "MCPHost"]
+
+MCP_PATH = "/mcp"
+"""The path of the streamable HTTP endpoint."""
+
+_HEAD_LIMIT = 64 * 1024
+_SESSION_HEADER = "mcp-session-id"
+_RELAY_SCRIPT = str(Path(__file__).with_name("mcp_stdio.py"))
+_GONE: Any = object()
+
+_REASONS = {
+    200: "OK",
+    202: "Accepted",
+    400: "Bad Request",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    413: "Payload Too Large",
+    431: "Request Header Fields Too Large",
+}
+
+
+class _BadRequest(Exception):
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+
+
+class _Session:
+    __slots__ = ("ended", "jsonrpc", "pushed")
+
+    def __init__(self, jsonrpc: MCPJSONRPCSession) -> None:
+        self.jsonrpc = jsonrpc
+        self.ended = asyncio.Event()
+        # Server notifications for the session's GET stream, sent outside any call.
+        self.pushed: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+
+class MCPHost:
+    """Serve one scripted MCP server on 127.0.0.1 from a background thread.
+
+    ``ScriptedMCPServer`` makes one when a test first reads its ``url`` or
+    ``stdio_command``, and closes it in ``close()``.
+    """
+
+    def __init__(self, server: ScriptedMCPServer) -> None:
+        self._server = server
+        self._token = secrets.token_hex(16)
+        self._sessions: dict[str, _Session] = {}
+        self._relays: set[asyncio.Queue[dict[str, Any]]] = set()
+        self._numbers = itertools.count(1)
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._loop = asyncio.new_event_loop()
+        self._stop: asyncio.Event | None = None
+        self._ports: tuple[int, int] = (0, 0)
+        self._ready = threading.Event()
+        self._failure: BaseException | None = None
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name="agents-testing-mcp", daemon=True)
+        self._thread.start()
+        self._ready.wait()
+        if self._failure is not None:
+            self._thread.join()
+            raise self._failure
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else self.url
+        return f"<MCPHost {state} sessions={len(self._sessions)}>"
+
+    @property
+    def url(self) -> str:
+        """The streamable HTTP endpoint URL."""
+        return f"http://127.0.0.1:{self._ports[0]}{MCP_PATH}"
+
+    @property
+    def stdio_command(self) -> list[str]:
+        """The command that runs the stdio relay to this host."""
+        return [
+            sys.executable,
+            "-I",
+            _RELAY_SCRIPT,
+            "--connect",
+            f"127.0.0.1:{self._ports[1]}",
+            "--token",
+            self._token,
+        ]
+
+    def broadcast(self, messages: list[dict[str, Any]]) -> None:
+        """Queue server notifications for every stdio connection and HTTP GET stream."""
+        if self._closed:
+            return
+
+        def push() -> None:
+            queues = [session.pushed for session in self._sessions.values()]
+            for queue in [*queues, *self._relays]:
+                for message in messages:
+                    queue.put_nowait(message)
+
+        with contextlib.suppress(RuntimeError):  # the loop already ended
+            self._loop.call_soon_threadsafe(push)
+
+    def close(self) -> None:
+        """Cancel every exchange, close every connection and listener, join the thread."""
+        if self._closed:
+            return
+        self._closed = True
+        stop = self._stop
+        if stop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop already ended
+                self._loop.call_soon_threadsafe(stop.set)
+        self._thread.join()
+
+    # -- the loop thread -------------------------------------------------------------------
+
+    def _run(self) -> None:
+        loop = self._loop
+        asyncio.set_event_loop(loop)
+        try:
+            loop.run_until_complete(self._main())
+        except BaseException as error:  # reported by the constructor when startup failed
+            if not self._ready.is_set():
+                self._failure = error
+        finally:
+            self._ready.set()
+            with contextlib.suppress(Exception):
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            asyncio.set_event_loop(None)
+            loop.close()
+
+    async def _main(self) -> None:
+        self._stop = asyncio.Event()
+        http = await asyncio.start_server(self._http_connection, "127.0.0.1", 0, limit=_HEAD_LIMIT)
+        relay = await asyncio.start_server(
+            self._relay_connection, "127.0.0.1", 0, limit=MAX_MESSAGE_BYTES + 2
+        )
+        try:
+            self._ports = (
+                cast("tuple[str, int]", http.sockets[0].getsockname())[1],
+                cast("tuple[str, int]", relay.sockets[0].getsockname())[1],
+            )
+            self._ready.set()
+            await self._stop.wait()
+        finally:
+            http.close()
+            relay.close()
+            tasks = list(self._tasks)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await http.wait_closed()
+            await relay.wait_closed()
+
+    @contextlib.asynccontextmanager
+    async def _tracked(self, writer: asyncio.StreamWriter) -> AsyncGenerator[None, None]:
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+        try:
+            yield
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass  # the client went away; nothing is left to answer
+        except asyncio.CancelledError:
+            # close() cancels every connection: end the handler as finished, since asyncio
+            # logs a connection callback that ends cancelled as an unhandled error.
+            pass
+        finally:
+            if task is not None:
+                self._tasks.discard(task)
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+
+    # -- stdio relay -----------------------------------------------------------------------
+
+    async def _relay_connection(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        async with self._tracked(writer):
+            token = await reader.readline()
+            if token.strip() != self._token.encode():
+                return  # not our relay
+            session = MCPJSONRPCSession(self._server, f"stdio-{next(self._numbers)}")
+
+            async def send(message: dict[str, Any]) -> None:
+                writer.write(_encoded(message, session) + b"\n")
+                await writer.drain()
+
+            async def handle(line: bytes) -> None:
+                with contextlib.suppress(ConnectionError):
+                    await session.receive(line, send)
+                if session.dropped:
+                    writer.close()  # a step dropped the session: the relay sees EOF and exits
+
+            handling: set[asyncio.Task[Any]] = set()
+            pushed: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+            async def forward() -> None:
+                while True:
+                    await send(await pushed.get())
+
+            self._relays.add(pushed)
+            handling.add(asyncio.ensure_future(forward()))
+            try:
+                while True:
+                    try:
+                        line = await reader.readuntil(b"\n")
+                    except asyncio.IncompleteReadError as end:
+                        line = end.partial
+                    except asyncio.LimitOverrunError:
+                        await send(session.refuse("too_large", detail="line over the limit"))
+                        return  # the rest of the line cannot be read apart from the next one
+                    if line.strip():
+                        task = asyncio.ensure_future(handle(line))
+                        handling.add(task)
+                        task.add_done_callback(handling.discard)
+                    if not line.endswith(b"\n"):
+                        return  # end of input
+            finally:
+                self._relays.discard(pushed)
+                for task in handling:
+                    task.cancel()
+                await asyncio.gather(*handling, return_exceptions=True)
+
+    # -- streamable HTTP -------------------------------------------------------------------
+
+    async def _http_connection(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        async with self._tracked(writer):
+            try:
+                method, path, headers, body = await _read_request(reader)
+            except _BadRequest as bad:
+                self._server.record_violation(
+                    MCPProtocolError(
+                        "too_large" if bad.status in (413, 431) else "invalid_request",
+                        detail=bad.detail,
+                    )
+                )
+                await _respond(writer, bad.status, error_message(None, -32600, bad.detail))
+                return
+            if path.partition("?")[0] != MCP_PATH:
+                self._server.record_violation(
+                    MCPProtocolError(
+                        "invalid_request", detail=f"{method} {path[:80]}: not {MCP_PATH}"
+                    )
+                )
+                await _respond(
+                    writer, 404, error_message(None, -32600, f"Not Found: use {MCP_PATH}")
+                )
+                return
+            if method == "POST":
+                await self._post(reader, writer, headers, body)
+            elif method == "GET":
+                await self._get(reader, writer, headers)
+            elif method == "DELETE":
+                await self._delete(writer, headers)
+            else:
+                await _respond(
+                    writer,
+                    405,
+                    error_message(None, -32600, "Method Not Allowed"),
+                    {"allow": "GET, POST, DELETE"},
+                )
+
+    def _known(self, headers: dict[str, str]) -> tuple[str | None, _Session | None]:
+        session_id = headers.get(_SESSION_HEADER)
+        return session_id, None if session_id is None else self._sessions.get(session_id)
+
+    async def _unknown_session(self, writer: asyncio.StreamWriter, session_id: str) -> None:
+        self._server.record_violation(
+            MCPProtocolError("unknown_session", session_id=session_id[:80])
+        )
+        await _respond(writer, 404, error_message(None, -32001, "Session not found"))
+
+    async def _post(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        headers: dict[str, str],
+        body: bytes,
+    ) -> None:
+        session_id, known = self._known(headers)
+        opened: str | None = None
+        if session_id is not None:
+            if known is None:
+                await self._unknown_session(writer, session_id)
+                return
+            session = known.jsonrpc
+        elif _opens_session(body):
+            opened = f"http-{next(self._numbers)}"
+            session = MCPJSONRPCSession(self._server, opened)
+        else:
+            session = MCPJSONRPCSession(self._server, None)  # a stateless 2026-era request
+        outgoing: asyncio.Queue[Any] = asyncio.Queue()
+        cancelled: list[bool] = []
+
+        async def exchange() -> None:
+            try:
+                await session.receive(body, _put(outgoing))
+            except asyncio.CancelledError:
+                cancelled.append(True)  # notifications/cancelled: the request gets no answer
+                raise
+            finally:
+                outgoing.put_nowait(None)
+
+        task = asyncio.ensure_future(exchange())
+        watcher = asyncio.ensure_future(reader.read(1))
+        streaming = "text/event-stream" in headers.get("accept", "")
+        extra: dict[str, str] = {}
+        try:
+            message = await _next(outgoing, watcher)
+            if message is _GONE:
+                return
+            if message is None:
+                if session.dropped:
+                    self._drop(session.session_id)  # and close this request unanswered
+                elif cancelled and streaming:
+                    # notifications/cancelled: the request gets no answer. An SSE stream that
+                    # ends without one lets the client settle it; a bare disconnect would fail
+                    # the client's whole connection.
+                    writer.write(_head(200, {"content-type": "text/event-stream", **extra}))
+                    await writer.drain()
+                else:
+                    await _respond(writer, 202, None)
+                return
+            if opened is not None and "result" in message:
+                self._sessions[opened] = _Session(session)
+                extra[_SESSION_HEADER] = opened
+            if _is_answer(message):
+                await _respond(writer, 200, _encoded(message, session), extra)
+                return
+            if not streaming:
+                while message is not None and message is not _GONE and not _is_answer(message):
+                    message = await _next(outgoing, watcher)
+                if message is not None and message is not _GONE:
+                    await _respond(writer, 200, _encoded(message, session), extra)
+                return
+            writer.write(
+                _head(
+                    200, {"content-type": "text/event-stream", "cache-control": "no-cache", **extra}
+                )
+            )
+            while message is not None and message is not _GONE:
+                writer.write(b"event: message\ndata: " + _encoded(message, session) + b"\n\n")
+                await writer.drain()
+                if _is_answer(message):
+                    break
+                message = await _next(outgoing, watcher)
+        finally:
+            watcher.cancel()
+            task.cancel()
+            await asyncio.gather(task, watcher, return_exceptions=True)
+
+    def _drop(self, session_id: str | None) -> None:
+        dropped = None if session_id is None else self._sessions.pop(session_id, None)
+        if dropped is not None:
+            dropped.ended.set()
+            dropped.jsonrpc.cancel_all()
+
+    async def _get(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, headers: dict[str, str]
+    ) -> None:
+        session_id, known = self._known(headers)
+        if session_id is None:
+            await _respond(
+                writer,
+                405,
+                error_message(
+                    None, -32600, "Method Not Allowed: open a session with initialize first"
+                ),
+                {"allow": "POST"},
+            )
+            return
+        if known is None:
+            await self._unknown_session(writer, session_id)
+            return
+        writer.write(_head(200, {"content-type": "text/event-stream", "cache-control": "no-cache"}))
+        await writer.drain()
+        ended = asyncio.ensure_future(known.ended.wait())
+        gone = asyncio.ensure_future(reader.read(1))
+        pushed = asyncio.ensure_future(known.pushed.get())
+        try:
+            while True:
+                await asyncio.wait({ended, gone, pushed}, return_when=asyncio.FIRST_COMPLETED)
+                if not pushed.done():
+                    return  # the session ended or the client left
+                message = pushed.result()
+                writer.write(b"event: message\ndata: " + _encoded(message, known.jsonrpc) + b"\n\n")
+                await writer.drain()
+                pushed = asyncio.ensure_future(known.pushed.get())
+        finally:
+            for waiter in (ended, gone, pushed):
+                waiter.cancel()
+            await asyncio.gather(ended, gone, pushed, return_exceptions=True)
+
+    async def _delete(self, writer: asyncio.StreamWriter, headers: dict[str, str]) -> None:
+        session_id, known = self._known(headers)
+        if session_id is None:
+            await _respond(
+                writer, 400, error_message(None, -32600, "Bad Request: no Mcp-Session-Id header")
+            )
+            return
+        if known is None:
+            await self._unknown_session(writer, session_id)
+            return
+        del self._sessions[session_id]
+        known.ended.set()
+        known.jsonrpc.cancel_all()
+        await _respond(writer, 200, None)
+
+
+def _put(queue: asyncio.Queue[Any]) -> Any:
+    async def put(message: dict[str, Any]) -> None:
+        queue.put_nowait(message)
+
+    return put
+
+
+async def _next(queue: asyncio.Queue[Any], watcher: asyncio.Future[bytes]) -> Any:
+    """Return the next outgoing message, None at the end, or _GONE if the client left."""
+    getter = asyncio.ensure_future(queue.get())
+    while True:
+        await asyncio.wait({getter, watcher}, return_when=asyncio.FIRST_COMPLETED)
+        if getter.done():
+            return getter.result()
+        if not watcher.cancelled() and watcher.exception() is None and watcher.result():
+            # Bytes after the request on a Connection: close exchange: ignore, keep waiting.
+            return await getter
+        getter.cancel()
+        return _GONE
+
+
+def _is_answer(message: dict[str, Any]) -> bool:
+    return "id" in message and ("result" in message or "error" in message)
+
+
+def _opens_session(body: bytes) -> bool:
+    try:
+        message: object = json.loads(body)
+    except (ValueError, RecursionError):
+        return False
+    return (
+        isinstance(message, dict) and cast("dict[str, Any]", message).get("method") == "initialize"
+    )
+
+
+def _encoded(message: dict[str, Any], session: MCPJSONRPCSession) -> bytes:
+    try:
+        return json.dumps(message, separators=(",", ":"), allow_nan=False).encode()
+    except (TypeError, ValueError) as error:
+        # A responder's answer that is not JSON: the client gets an error, the test a violation.
+        session.server.record_violation(
+            MCPProtocolError(
+                "invalid_params",
+                session_id=session.session_id,
+                detail=f"answer is not JSON: {error}",
+            )
+        )
+        fallback = error_message(message.get("id"), -32603, f"answer is not JSON: {error}")
+        return json.dumps(fallback).encode()
+
+
+def _head(status: int, headers: dict[str, str]) -> bytes:
+    lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}", "connection: close"]
+    lines += [f"{key}: {value}" for key, value in headers.items()]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+async def _respond(
+    writer: asyncio.StreamWriter,
+    status: int,
+    body: bytes | dict[str, Any] | None,
+    headers: dict[str, str] | None = None,
+) -> None:
+    payload = (
+        b"" if body is None else body if isinstance(body, bytes) else json.dumps(body).encode()
+    )
+    fields = dict(headers or {})
+    if body is not None:
+        fields["content-type"] = "application/json"
+    fields["content-length"] = str(len(payload))
+    writer.write(_head(status, fields) + payload)
+    await writer.drain()
+
+
+async def _read_request(
+    reader: asyncio.StreamReader,
+) -> tuple[str, str, dict[str, str], bytes]:
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+    except asyncio.LimitOverrunError:
+        raise _BadRequest(431, "request head too large") from None
+    lines = head.decode("latin-1").split("\r\n")
+    parts = lines[0].split(" ")
+    if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
+        raise _BadRequest(400, "malformed request line")
+    headers: dict[str, str] = {}
+    for line in lines[1:]:
+        if not line:
+            continue
+        name, colon, value = line.partition(":")
+        if not colon:
+            raise _BadRequest(400, "malformed header line")
+        headers[name.strip().lower()] = value.strip()
+    if "chunked" in headers.get("transfer-encoding", "").lower():
+        try:
+            body = await _read_chunked(reader)
+        except asyncio.LimitOverrunError:
+            raise _BadRequest(400, "malformed chunked body") from None
+    else:
+        length_text = headers.get("content-length", "0")
+        if not length_text.isdigit():
+            raise _BadRequest(400, "invalid content-length")
+        length = int(length_text)
+        if length > MAX_MESSAGE_BYTES:
+            raise _BadRequest(413, f"body of {length} bytes over the limit")
+        body = await reader.readexactly(length)
+    return parts[0], parts[1], headers, body
+
+
+async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
+    parts: list[bytes] = []
+    total = 0
+    while True:
+        size_line = await reader.readuntil(b"\r\n")
+        try:
+            size = int(size_line.split(b";")[0].strip() or b"0", 16)
+        except ValueError:
+            raise _BadRequest(400, "malformed chunk size") from None
+        if size == 0:
+            await reader.readuntil(b"\r\n")
+            return b"".join(parts)
+        total += size
+        if total > MAX_MESSAGE_BYTES:
+            raise _BadRequest(413, "chunked body over the limit")
+        parts.append(await reader.readexactly(size))
+        await reader.readexactly(2)

@@ -1,0 +1,630 @@
+"""ScriptedMCPServer, the protocol-free core: offers, steps, records and violations."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import pickle
+from typing import Any
+
+import pytest
+
+from agents_testing.errors import (
+    InvalidScriptedMCPStepError,
+    MCPProtocolError,
+    RepeatedMCPListError,
+    ScriptedJSONRPCError,
+    UnconsumedMCPStepsError,
+    UnexpectedMCPCallError,
+)
+from agents_testing.mcp import (
+    MCPCall,
+    MCPSessionDropped,
+    ScriptedMCPServer,
+    mcp_get_prompt,
+    mcp_image,
+    mcp_log,
+    mcp_progress,
+    mcp_read_resource,
+    mcp_tool,
+    mcp_tool_call,
+    mcp_tool_result,
+    mcp_tools_changed,
+)
+
+MODERN = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
+
+
+def serve(
+    server: ScriptedMCPServer,
+    method: str,
+    params: dict[str, Any] | None = None,
+    notified: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    async def notify(message: dict[str, Any]) -> None:
+        if notified is not None:
+            notified.append(message)
+
+    async def run() -> dict[str, Any]:
+        return await server.serve(method, params, session_id="s1", notify=notify)
+
+    return asyncio.run(run())
+
+
+def call_tool(server: ScriptedMCPServer, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return serve(server, "tools/call", {"name": name, "arguments": arguments})
+
+
+def test_a_tool_call_answers_with_its_step_and_is_recorded() -> None:
+    server = ScriptedMCPServer(
+        [mcp_tool_call("get_weather", {"city": "Paris"}, result="Sunny")],
+        tools=[mcp_tool("get_weather", "Weather by city")],
+    )
+
+    answer = call_tool(server, "get_weather", {"city": "Paris"})
+
+    assert answer == {"content": [{"type": "text", "text": "Sunny"}], "isError": False}
+    assert server.tool_names == ("get_weather",)
+    assert server.tool_arguments == ({"city": "Paris"},)
+    call = server.calls[0]
+    assert (call.index, call.method, call.session_id, call.name) == (
+        0,
+        "tools/call",
+        "s1",
+        "get_weather",
+    )
+    assert server.remaining_steps == 0
+    server.assert_complete()
+
+
+def test_recorded_arguments_are_detached_on_every_read() -> None:
+    server = ScriptedMCPServer([mcp_tool_call("t", result="ok")])
+    sent = {"items": [1, 2]}
+    call_tool(server, "t", sent)
+    sent["items"].append(3)
+
+    first = server.calls[0].arguments
+    assert first == {"items": [1, 2]}
+    first["items"].append(4)
+    assert server.calls[0].arguments == {"items": [1, 2]}
+    assert pickle.loads(pickle.dumps(server.calls[0])) == server.calls[0]
+
+
+def test_a_call_with_drifted_arguments_fails_without_using_the_step() -> None:
+    server = ScriptedMCPServer([mcp_tool_call("get_weather", {"city": "Paris"}, result="Sunny")])
+
+    with pytest.raises(UnexpectedMCPCallError) as raised:
+        call_tool(server, "get_weather", {"city": "Rome"})
+
+    error = raised.value
+    assert (error.call_index, error.method, error.step_index) == (0, "tools/call", 0)
+    assert error.expected == "tools/call get_weather({'city': 'Paris'})"
+    assert error.call_summary == "get_weather({'city': 'Rome'})"
+    assert "find why the agent sent this call" in str(error)
+    assert server.remaining_steps == 1
+    with pytest.raises(UnexpectedMCPCallError) as again:
+        server.assert_complete()
+    assert again.value.call_index == 0
+    assert again.value.__cause__ is error
+
+
+def test_a_call_after_the_script_ran_out_says_no_step_is_left() -> None:
+    server = ScriptedMCPServer()
+
+    with pytest.raises(UnexpectedMCPCallError) as raised:
+        call_tool(server, "t", {})
+
+    assert raised.value.expected is None
+    assert "no scripted step is left for tools/call" in str(raised.value)
+    assert "mcp_tool_call(name, arguments, result=...)" in str(raised.value)
+
+
+def test_a_matcher_decides_and_its_assertion_is_the_cause() -> None:
+    def positive(arguments: dict[str, Any]) -> bool:
+        assert arguments["n"] > 0, "n must be positive"
+        return True
+
+    server = ScriptedMCPServer(
+        [mcp_tool_call("inc", positive, result="ok"), mcp_tool_call("inc", positive, result="ok")]
+    )
+
+    assert call_tool(server, "inc", {"n": 1})["content"][0]["text"] == "ok"
+    with pytest.raises(UnexpectedMCPCallError) as raised:
+        call_tool(server, "inc", {"n": -1})
+    assert isinstance(raised.value.__cause__, AssertionError)
+    assert "matcher positive" in str(raised.value)
+
+
+def test_unordered_calls_take_any_matching_step() -> None:
+    server = ScriptedMCPServer(
+        [mcp_tool_call("a", result="A"), mcp_tool_call("b", result="B")], ordered=False
+    )
+
+    assert call_tool(server, "b", {})["content"][0]["text"] == "B"
+    assert call_tool(server, "a", {})["content"][0]["text"] == "A"
+    server.assert_complete()
+
+
+def test_an_unordered_call_that_matches_nothing_lists_the_remaining_steps() -> None:
+    server = ScriptedMCPServer([mcp_tool_call("a", {"x": 1}, result="A")], ordered=False)
+
+    with pytest.raises(UnexpectedMCPCallError) as raised:
+        call_tool(server, "a", {"x": 2})
+
+    assert raised.value.expected == "one of: tools/call a({'x': 1})"
+    assert raised.value.step_index is None
+
+
+def test_a_responder_computes_the_result_from_the_call_sync_or_async() -> None:
+    async def later(call: MCPCall) -> str:
+        await asyncio.sleep(0)
+        return f"async {call.arguments}"
+
+    server = ScriptedMCPServer(
+        [
+            mcp_tool_call("t", respond=lambda call: [{"type": "text", "text": str(call.index)}]),
+            mcp_tool_call("t", respond=later),
+        ]
+    )
+
+    assert call_tool(server, "t", {})["content"] == [{"type": "text", "text": "0"}]
+    assert call_tool(server, "t", {"k": 1})["content"][0]["text"] == "async {'k': 1}"
+
+
+def test_a_responder_returning_no_result_is_a_remembered_violation() -> None:
+    server = ScriptedMCPServer([mcp_tool_call("t", respond=lambda call: 42)])
+
+    with pytest.raises(InvalidScriptedMCPStepError) as raised:
+        call_tool(server, "t", {})
+
+    assert (raised.value.reason, raised.value.call_index, raised.value.input_index) == (
+        "invalid_result",
+        0,
+        None,
+    )
+    with pytest.raises(InvalidScriptedMCPStepError):
+        server.assert_complete()
+
+
+def test_a_tool_error_result_and_a_jsonrpc_error() -> None:
+    failure = ScriptedJSONRPCError(-32602, "unknown city", {"city": "Atlantis"})
+    server = ScriptedMCPServer(
+        [
+            mcp_tool_call("t", result=mcp_tool_result("city not found", is_error=True)),
+            mcp_tool_call("t", error=failure),
+        ]
+    )
+
+    assert call_tool(server, "t", {})["isError"] is True
+    with pytest.raises(ScriptedJSONRPCError) as raised:
+        call_tool(server, "t", {})
+    assert raised.value is failure
+    server.assert_complete()
+
+
+def test_results_take_structured_content_and_images() -> None:
+    structured = mcp_tool_result(structured={"temp": 21})
+    image = mcp_image(b"\x89PNG", "image/png")
+    server = ScriptedMCPServer(
+        [mcp_tool_call("t", result=structured), mcp_tool_call("t", result=[image])]
+    )
+
+    assert call_tool(server, "t", {}) == {
+        "content": [{"type": "text", "text": '{"temp": 21}'}],
+        "isError": False,
+        "structuredContent": {"temp": 21},
+    }
+    block = call_tool(server, "t", {})["content"][0]
+    assert base64.b64decode(block["data"]) == b"\x89PNG"
+
+
+def test_a_step_sends_its_notifications_before_the_answer() -> None:
+    server = ScriptedMCPServer(
+        [
+            mcp_tool_call(
+                "t",
+                result="done",
+                notifications=[mcp_progress(1, 2, "half"), mcp_log("info", "working")],
+            )
+        ]
+    )
+    notified: list[dict[str, Any]] = []
+
+    serve(
+        server,
+        "tools/call",
+        {"name": "t", "arguments": {}, "_meta": {"progressToken": "p1"}},
+        notified,
+    )
+
+    assert notified == [
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/progress",
+            "params": {"progress": 1, "total": 2, "message": "half", "progressToken": "p1"},
+        },
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/message",
+            "params": {"level": "info", "data": "working"},
+        },
+    ]
+
+
+def test_progress_is_skipped_for_a_call_without_a_progress_token() -> None:
+    server = ScriptedMCPServer([mcp_tool_call("t", result="x", notifications=[mcp_progress(1)])])
+    notified: list[dict[str, Any]] = []
+
+    serve(server, "tools/call", {"name": "t", "arguments": {}}, notified)
+
+    assert notified == []
+
+
+def test_initialize_negotiates_the_offered_version_or_counters_with_the_latest() -> None:
+    server = ScriptedMCPServer(
+        tools=[mcp_tool("t")], instructions="Use t.", server_info={"name": "wx", "version": "1"}
+    )
+
+    same = serve(server, "initialize", {"protocolVersion": "2025-06-18"})
+    other = serve(server, "initialize", {"protocolVersion": "1999-01-01"})
+
+    assert same == {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {"tools": {"listChanged": False}},
+        "serverInfo": {"name": "wx", "version": "1"},
+        "instructions": "Use t.",
+    }
+    assert other["protocolVersion"] == "2025-11-25"
+    assert [call.protocol_version for call in server.calls] == ["2025-06-18", "2025-11-25"]
+
+
+def test_discover_answers_the_modern_version_and_refuses_others() -> None:
+    server = ScriptedMCPServer(tools=[mcp_tool("t")])
+
+    answer = serve(server, "server/discover", MODERN)
+    with pytest.raises(ScriptedJSONRPCError) as raised:
+        serve(
+            server,
+            "server/discover",
+            {"_meta": {"io.modelcontextprotocol/protocolVersion": "2099-01-01"}},
+        )
+
+    assert answer["supportedVersions"] == ["2026-07-28"]
+    assert answer["resultType"] == "complete"
+    assert answer["_meta"] == {
+        "io.modelcontextprotocol/serverInfo": {"name": "scripted-mcp-server", "version": "0.0.0"}
+    }
+    assert (raised.value.code, raised.value.data) == (
+        -32022,
+        {"supported": ["2026-07-28"], "requested": "2099-01-01"},
+    )
+    server.assert_complete()  # negotiation is not a violation
+
+
+def test_listings_page_with_a_cursor() -> None:
+    tools = [mcp_tool(name) for name in ("a", "b", "c")]
+    server = ScriptedMCPServer(tools=tools, page_size=2)
+
+    first = serve(server, "tools/list")
+    second = serve(server, "tools/list", {"cursor": first["nextCursor"]})
+
+    assert [tool["name"] for tool in first["tools"]] == ["a", "b"]
+    assert [tool["name"] for tool in second["tools"]] == ["c"]
+    assert "nextCursor" not in second
+
+
+def test_an_unknown_cursor_is_invalid_params() -> None:
+    server = ScriptedMCPServer(tools=[mcp_tool("a")])
+
+    with pytest.raises(ScriptedJSONRPCError) as raised:
+        serve(server, "tools/list", {"cursor": "zzz"})
+
+    assert raised.value.code == -32602
+    with pytest.raises(MCPProtocolError) as failed:
+        server.assert_complete()
+    assert failed.value.reason == "invalid_params"
+
+
+def test_listing_tools_twice_fails_when_the_script_lists_once() -> None:
+    server = ScriptedMCPServer(tools=[mcp_tool("a")], list_tools_once=True)
+    serve(server, "tools/list")
+
+    with pytest.raises(RepeatedMCPListError) as raised:
+        serve(server, "tools/list")
+
+    assert (raised.value.call_index, raised.value.first_call_index) == (1, 0)
+    assert "cache_tools_list=True" in str(raised.value)
+    with pytest.raises(RepeatedMCPListError):
+        server.assert_complete()
+
+
+def test_resources_and_prompts_are_offered_and_read_from_steps() -> None:
+    server = ScriptedMCPServer(
+        [
+            mcp_read_resource("file:///a.txt", result="hello"),
+            mcp_read_resource("file:///b.bin", result=b"\x00\x01"),
+            mcp_get_prompt("greet", {"who": "Ada"}, result="Say hi to Ada"),
+        ],
+        resources=[{"uri": "file:///a.txt", "name": "a"}],
+        resource_templates=[{"uriTemplate": "file:///{name}", "name": "files"}],
+        prompts=[{"name": "greet", "arguments": [{"name": "who"}]}],
+    )
+
+    assert serve(server, "resources/list")["resources"] == [{"uri": "file:///a.txt", "name": "a"}]
+    assert serve(server, "resources/templates/list")["resourceTemplates"][0]["name"] == "files"
+    assert serve(server, "prompts/list")["prompts"][0]["name"] == "greet"
+    assert serve(server, "resources/read", {"uri": "file:///a.txt"})["contents"][0]["text"] == (
+        "hello"
+    )
+    blob = serve(server, "resources/read", {"uri": "file:///b.bin"})["contents"][0]["blob"]
+    assert base64.b64decode(blob) == b"\x00\x01"
+    prompt = serve(server, "prompts/get", {"name": "greet", "arguments": {"who": "Ada"}})
+    assert prompt["messages"][0]["content"]["text"] == "Say hi to Ada"
+    assert server.calls[3].uri == "file:///a.txt"
+    server.assert_complete()
+
+
+def test_capabilities_follow_what_is_offered_and_scripted() -> None:
+    server = ScriptedMCPServer(
+        [mcp_tool_call("t", result="x", notifications=[mcp_tools_changed(), mcp_log("info", 1)])],
+        prompts=[{"name": "p"}],
+    )
+
+    capabilities = serve(server, "initialize", {"protocolVersion": "2025-11-25"})["capabilities"]
+
+    assert capabilities == {
+        "tools": {"listChanged": True},
+        "prompts": {"listChanged": False},
+        "logging": {},
+    }
+
+
+def test_an_unknown_method_is_method_not_found_and_a_violation() -> None:
+    server = ScriptedMCPServer([mcp_tool_call("t", result="x")])
+
+    with pytest.raises(ScriptedJSONRPCError) as raised:
+        serve(server, "tools/explode")
+
+    assert raised.value.code == -32601
+    assert server.remaining_steps == 1
+    with pytest.raises(MCPProtocolError) as failed:
+        server.assert_complete()
+    assert (failed.value.reason, failed.value.method) == ("unknown_method", "tools/explode")
+
+
+def test_a_tool_call_without_a_name_is_invalid_params_and_uses_no_step() -> None:
+    server = ScriptedMCPServer([mcp_tool_call("t", result="x")])
+
+    with pytest.raises(ScriptedJSONRPCError) as raised:
+        serve(server, "tools/call", {"name": 5})
+
+    assert raised.value.code == -32602
+    assert server.remaining_steps == 1
+
+
+def test_unused_steps_are_listed_and_optional_ones_are_not_required() -> None:
+    server = ScriptedMCPServer(
+        [
+            mcp_tool_call("a", {"x": 1}, result="A"),
+            mcp_tool_call("b", result="B", optional=True),
+        ]
+    )
+
+    with pytest.raises(UnconsumedMCPStepsError) as raised:
+        server.assert_complete()
+
+    assert raised.value.remaining_steps == 2
+    assert "Pending: step #1 (step_index=0) tools/call: tools/call a({'x': 1}) -> 'A'" in str(
+        raised.value
+    )
+    assert raised.value.pending_steps == (
+        {"step_index": 0, "method": "tools/call", "summary": "tools/call a({'x': 1}) -> 'A'"},
+        {
+            "step_index": 1,
+            "method": "tools/call",
+            "summary": "tools/call b(any arguments) -> 'B' (optional)",
+        },
+    )
+    call_tool(server, "a", {"x": 1})
+    server.assert_complete()
+
+
+def test_a_hanging_call_waits_until_cancelled() -> None:
+    server = ScriptedMCPServer([mcp_tool_call("slow", hang=True)])
+
+    async def run() -> None:
+        task = asyncio.ensure_future(server.serve("tools/call", {"name": "slow", "arguments": {}}))
+        await asyncio.sleep(0.01)
+        assert not task.done()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(run())
+    server.assert_complete()
+
+
+def test_a_delayed_call_answers_after_its_delay() -> None:
+    server = ScriptedMCPServer([mcp_tool_call("slow", result="late", delay=0.01)])
+
+    assert call_tool(server, "slow", {})["content"][0]["text"] == "late"
+
+
+def test_modern_requests_get_the_2026_result_fields() -> None:
+    server = ScriptedMCPServer([mcp_tool_call("t", result="x")], tools=[mcp_tool("t")])
+
+    listing = serve(server, "tools/list", MODERN)
+    answer = serve(server, "tools/call", {"name": "t", "arguments": {}, **MODERN})
+
+    assert (listing["ttlMs"], listing["cacheScope"], listing["resultType"]) == (
+        0,
+        "private",
+        "complete",
+    )
+    assert answer["resultType"] == "complete"
+    assert "ttlMs" not in answer
+
+
+@pytest.mark.parametrize(
+    ("step", "reason"),
+    [
+        pytest.param("not a step", "invalid_input", id="not-a-step"),
+        pytest.param(mcp_tool_call("", result="x"), "invalid_name", id="empty-name"),
+        pytest.param(mcp_tool_call("t", 5, result="x"), "invalid_arguments", id="arguments"),  # type: ignore[arg-type]
+        pytest.param(mcp_tool_call("t"), "invalid_outcome", id="no-outcome"),
+        pytest.param(
+            mcp_tool_call("t", result="x", error=ValueError()), "invalid_outcome", id="two"
+        ),
+        pytest.param(mcp_tool_call("t", result=3), "invalid_result", id="result"),
+        pytest.param(mcp_tool_call("t", error="boom"), "invalid_error", id="error"),  # type: ignore[arg-type]
+        pytest.param(
+            mcp_tool_call("t", result="x", notifications=[{"params": {}}]),
+            "invalid_notification",
+            id="notification",
+        ),
+        pytest.param(mcp_tool_call("t", result="x", delay=-1), "invalid_timing", id="delay"),
+        pytest.param(mcp_read_resource("u", result=3), "invalid_result", id="resource"),
+        pytest.param(mcp_get_prompt("p", result=[]), "invalid_result", id="prompt"),
+    ],
+)
+def test_an_invalid_step_is_refused_when_scripted_naming_its_position(
+    step: Any, reason: str
+) -> None:
+    with pytest.raises(InvalidScriptedMCPStepError) as raised:
+        ScriptedMCPServer([mcp_tool_call("ok", result="x"), step])
+
+    assert (raised.value.reason, raised.value.input_index) == (reason, 1)
+    assert "step #2" in str(raised.value)
+    assert "Fix:" in str(raised.value)
+
+
+def test_enqueue_adds_all_steps_or_none() -> None:
+    server = ScriptedMCPServer()
+
+    with pytest.raises(InvalidScriptedMCPStepError) as raised:
+        server.enqueue(mcp_tool_call("a", result="x"), mcp_tool_call("b"))
+
+    assert raised.value.input_index == 1
+    assert server.remaining_steps == 0
+    server.enqueue(mcp_tool_call("a", result="x"))
+    assert server.remaining_steps == 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        pytest.param({"steps": None}, TypeError, id="steps-none"),
+        pytest.param({"tools": [{"description": "no name"}]}, ValueError, id="tool-without-name"),
+        pytest.param({"tools": ["t"]}, TypeError, id="tool-not-mapping"),
+        pytest.param({"server_info": {"version": "1"}}, TypeError, id="server-info"),
+        pytest.param({"page_size": 0}, ValueError, id="page-size"),
+        pytest.param({"ordered": "yes"}, TypeError, id="ordered"),
+    ],
+)
+def test_bad_constructor_arguments_name_the_argument(kwargs: dict[str, Any], error: type) -> None:
+    with pytest.raises(error) as raised:
+        ScriptedMCPServer(**kwargs)
+
+    assert next(iter(kwargs)) in str(raised.value)
+
+
+def test_with_block_checks_completion_on_a_clean_exit() -> None:
+    with (
+        pytest.raises(UnconsumedMCPStepsError),
+        ScriptedMCPServer([mcp_tool_call("a", result="x")]),
+    ):
+        pass
+
+
+async def test_async_with_block_checks_completion_on_a_clean_exit() -> None:
+    with pytest.raises(UnconsumedMCPStepsError):
+        async with ScriptedMCPServer([mcp_tool_call("a", result="x")]):
+            pass
+
+
+def test_a_step_that_drops_the_session_answers_nothing() -> None:
+    server = ScriptedMCPServer([mcp_tool_call("t", drop_session=True)])
+
+    with pytest.raises(MCPSessionDropped):
+        call_tool(server, "t", {})
+
+    assert server.remaining_steps == 0
+    server.assert_complete()
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        pytest.param(mcp_tool_call("t", hang=True, drop_session=True), id="hang-and-drop"),
+        pytest.param(mcp_tool_call("t", result="x", drop_session=True), id="result-and-drop"),
+        pytest.param(mcp_tool_call("t", drop_session=1), id="not-a-bool"),  # type: ignore[arg-type]
+    ],
+)
+def test_drop_session_is_an_outcome_of_its_own(step: Any) -> None:
+    with pytest.raises(InvalidScriptedMCPStepError) as raised:
+        ScriptedMCPServer([step])
+
+    assert (raised.value.reason, raised.value.input_index) == ("invalid_outcome", 0)
+
+
+def test_a_slow_listing_answers_after_its_delay() -> None:
+    server = ScriptedMCPServer(tools=[mcp_tool("t")], list_delay=0.01)
+
+    async def run() -> None:
+        listing = asyncio.ensure_future(server.serve("tools/list"))
+        await asyncio.sleep(0)
+        assert not listing.done()
+        assert [tool["name"] for tool in (await listing)["tools"]] == ["t"]
+
+    asyncio.run(run())
+
+
+def test_list_delay_must_be_seconds() -> None:
+    with pytest.raises(ValueError, match="list_delay"):
+        ScriptedMCPServer(list_delay=-1)
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        pytest.param((5, None), "method", id="method"),
+        pytest.param(("tools/list", [1]), "params", id="params"),
+    ],
+)
+def test_serve_refuses_bad_arguments_naming_them(args: tuple[Any, Any], named: str) -> None:
+    server = ScriptedMCPServer()
+
+    with pytest.raises(TypeError, match=named):
+        server.serve(*args).close()
+
+    assert server.calls == ()
+
+
+def test_record_violation_takes_only_protocol_errors() -> None:
+    with pytest.raises(TypeError, match="MCPProtocolError"):
+        ScriptedMCPServer().record_violation(ValueError("x"))  # type: ignore[arg-type]
+
+
+def test_set_tools_changes_what_the_listing_answers() -> None:
+    server = ScriptedMCPServer(tools=[mcp_tool("a")])
+
+    server.set_tools([mcp_tool("b")])  # no client connected: nothing to notify
+
+    assert [tool["name"] for tool in serve(server, "tools/list")["tools"]] == ["b"]
+    assert [tool["name"] for tool in server.offered_tools] == ["b"]
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        pytest.param(lambda s: s.set_tools([{"no": "name"}]), ValueError, id="set-tools"),
+        pytest.param(lambda s: s.notify_clients({"params": {}}), TypeError, id="notify"),
+    ],
+)
+def test_changing_the_offer_refuses_bad_input(call: Any, error: type) -> None:
+    server = ScriptedMCPServer(tools=[mcp_tool("a")])
+
+    with pytest.raises(error):
+        call(server)
+
+    assert [tool["name"] for tool in server.offered_tools] == ["a"]
