@@ -22,6 +22,8 @@ __all__ = [
     "RealtimeEventLoopError",
     "RealtimeThreadError",
     "RealtimeTransportNotClosedError",
+    "ReplayDriftReason",
+    "ReplayRequestDriftError",
     "SandboxCallMatcherError",
     "ScriptedHTTPError",
     "ScriptedModelRequestAbortedError",
@@ -855,4 +857,59 @@ class WireRequestError(_StructuredError, AssertionError):
             f"Scripted wire endpoint request #{request_index + 1} "
             f"(request_index={request_index}) {method} {path}: {what}; "
             f"{_WIRE_HINTS.get(reason, 'fix the request.')}"
+        )
+
+
+# -- recording and replay ----------------------------------------------------------------
+
+ReplayDriftReason = Literal["changed", "missing", "added", "no_recorded_request"]
+
+_DRIFT_WHAT: dict[str, str] = {
+    "changed": "differs from the recording",
+    "missing": "is missing from the request sent (it was recorded)",
+    "added": "was not in the recording",
+    "no_recorded_request": "has no recorded request to compare with",
+}
+
+
+def _shown(value: Any) -> str:
+    return _shorten(repr(value), 200)
+
+
+class ReplayRequestDriftError(_StructuredError, AssertionError):
+    """A replayed run sent a request that differs from the one recorded for that call.
+
+    ``path`` locates the first difference in the request (``""`` for the whole request,
+    ``input[1].content`` for a field); ``recorded`` and ``sent`` are the two values there
+    (``None`` where one side has no value, as ``reason`` says), with secrets redacted.
+    """
+
+    _fields = ("call_index", "path", "recorded", "sent", "reason")
+
+    def __init__(
+        self,
+        call_index: int,
+        path: str,
+        recorded: Any = None,
+        sent: Any = None,
+        reason: ReplayDriftReason = "changed",
+    ) -> None:
+        self.call_index = call_index
+        self.path = path
+        self.recorded = recorded
+        self.sent = sent
+        self.reason: ReplayDriftReason = reason
+        where = path or "the request"
+        detail = f"recorded {_shown(recorded)}, sent {_shown(sent)}"
+        if reason == "missing":
+            detail = f"recorded {_shown(recorded)}, sent nothing"
+        elif reason == "added":
+            detail = f"sent {_shown(sent)}, recorded nothing"
+        elif reason == "no_recorded_request":
+            detail = "the recording has no request for this call"
+        relax = f" or relax this field with ignore=({path!r},)" if path else ""
+        super().__init__(
+            f"Replayed {_position('call', 'call_index', call_index)} sent a request whose "
+            f"{where} {_DRIFT_WHAT.get(reason, 'differs')}: {detail}. If the change is "
+            f"intended, record the script again (pytest --agents-testing-record){relax}."
         )
