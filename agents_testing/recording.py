@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import json
-import pprint
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -174,18 +173,54 @@ def _copy_usage(usage: Usage) -> Usage:
 # -- the script writer ---------------------------------------------------------------------
 
 _INDENT = "    "
+# The width Black and Ruff lay code out in by default: the script is written as they would
+# write it, so formatting it changes nothing and re-recording gives a clean diff.
+_WIDTH = 88
 
 
-def _literal(value: Any, indent: int) -> str:
-    """Return ``value`` as a Python literal, continuation lines indented to ``indent``."""
-    width = max(40, 96 - len(_INDENT) * indent)
-    text = pprint.pformat(value, width=width, sort_dicts=False)
-    return text.replace("\n", "\n" + _INDENT * indent)
+def _string(text: str) -> str:
+    shown = repr(text)
+    if shown.startswith("'") and '"' not in text:
+        shown = '"' + shown[1:-1].replace("\\'", "'") + '"'  # Black prefers double quotes
+    return shown
+
+
+def _one_line(value: Any) -> str:
+    if isinstance(value, str):
+        return _string(value)
+    if _is_dict(value):
+        inner = ", ".join(f"{_one_line(key)}: {_one_line(item)}" for key, item in value.items())
+        return "{" + inner + "}"
+    if _is_list(value):
+        return "[" + ", ".join(_one_line(item) for item in value) + "]"
+    return repr(value)
+
+
+def _literal(value: Any, indent: int, prefix: int = 0) -> str:
+    """Return ``value`` as a Python literal laid out as Black does, at ``indent`` levels.
+
+    ``prefix`` counts the characters before the value on its first line (a key, a
+    keyword); a trailing comma is assumed after it.
+    """
+    one = _one_line(value)
+    if len(_INDENT) * indent + prefix + len(one) + 1 <= _WIDTH:
+        return one
+    inner = _INDENT * (indent + 1)
+    if _is_dict(value) and value:
+        lines: list[str] = []
+        for key, item in value.items():
+            head = f"{_one_line(key)}: "
+            lines.append(f"{inner}{head}{_literal(item, indent + 1, len(head))},\n")
+        return "{\n" + "".join(lines) + _INDENT * indent + "}"
+    if _is_list(value) and value:
+        lines = [f"{inner}{_literal(item, indent + 1)},\n" for item in value]
+        return "[\n" + "".join(lines) + _INDENT * indent + "]"
+    return one  # a long string or number: Black leaves it as it is
 
 
 def _call(name: str, args: list[str], indent: int) -> str:
     one_line = f"{name}({', '.join(args)})"
-    if "\n" not in one_line and len(one_line) + len(_INDENT) * indent <= 96:
+    if "\n" not in one_line and len(one_line) + len(_INDENT) * indent + 1 <= _WIDTH:
         return one_line
     inner = _INDENT * (indent + 1)
     return f"{name}(\n" + "".join(f"{inner}{arg},\n" for arg in args) + _INDENT * indent + ")"
@@ -204,7 +239,7 @@ class _Writer:
         if mapping is not None and _is_plain_message(mapping):
             args = [_literal(mapping["content"][0]["text"], indent + 1)]
             if "id" in mapping:
-                args.append(f"id={_literal(mapping['id'], indent + 1)}")
+                args.append(f"id={_literal(mapping['id'], indent + 1, 3)}")
             return _call(self.use("assistant_message"), args, indent)
         if mapping is not None and _is_plain_call(mapping):
             arguments: Any = mapping["arguments"]
@@ -217,12 +252,12 @@ class _Writer:
             args = [
                 _literal(mapping["name"], indent + 1),
                 _literal(arguments, indent + 1),
-                f"call_id={_literal(mapping['call_id'], indent + 1)}",
+                f"call_id={_literal(mapping['call_id'], indent + 1, 8)}",
             ]
             if mapping["id"] != mapping["call_id"]:
-                args.append(f"id={_literal(mapping['id'], indent + 1)}")
+                args.append(f"id={_literal(mapping['id'], indent + 1, 3)}")
             if mapping.get("namespace") is not None:
-                args.append(f"namespace={_literal(mapping['namespace'], indent + 1)}")
+                args.append(f"namespace={_literal(mapping['namespace'], indent + 1, 10)}")
             return _call(self.use("function_call"), args, indent)
         return _literal(item, indent)
 
@@ -234,7 +269,7 @@ class _Writer:
             details: list[dict[str, Any]] = getattr(usage, name)
             if details:
                 shown = details[0] if len(details) == 1 else details
-                args.append(f"{name}={_literal(shown, indent + 1)}")
+                args.append(f"{name}={_literal(shown, indent + 1, len(name) + 1)}")
         return _call(self.use("Usage"), args, indent)
 
     def step(self, step: Any, indent: int) -> str:
@@ -247,7 +282,7 @@ class _Writer:
             for name in ("retry_after", "error_type", "code"):
                 field_value = getattr(error, name)
                 if field_value is not None:
-                    args.append(f"{name}={_literal(field_value, indent + 2)}")
+                    args.append(f"{name}={_literal(field_value, indent + 2, len(name) + 1)}")
             http_error = _call(self.use("ScriptedHTTPError"), args, indent + 1)
             return _call(self.use("model_error"), [http_error], indent)
         if kind == "stream":
@@ -265,7 +300,7 @@ class _Writer:
         output += _INDENT * (indent + 2) + "]"
         args = [output, self.usage(response.usage, indent + 2)]
         if response.response_id is not None:
-            args.append(f"response_id={_literal(response.response_id, indent + 2)}")
+            args.append(f"response_id={_literal(response.response_id, indent + 2, 12)}")
         inner = _INDENT * (indent + 2)
         built = (
             f"{self.use('ModelResponse')}(\n"

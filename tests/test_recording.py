@@ -107,12 +107,12 @@ def test_the_script_reads_as_the_library_helpers_with_a_header() -> None:
 
     assert source.startswith('"""A model run recorded by agents-testing')
     assert "- the authorization header: never recorded (sent with 3 requests)" in source
-    assert "assistant_message('Checking.', id='msg_1')" in source
-    assert "function_call('lookup', {'q': 'compact'}, call_id='c2')" in source
-    assert "function_call('lookup', '{\"q\": \"spaced\"}', call_id='c1', id='fc_1')" in source
-    assert "model_error(ScriptedHTTPError(429, 'Slow down.', retry_after=1.5, code='x'))" in source
+    assert 'assistant_message("Checking.", id="msg_1")' in source
+    assert 'function_call("lookup", {"q": "compact"}, call_id="c2")' in source
+    assert """function_call("lookup", '{"q": "spaced"}', call_id="c1", id="fc_1")""" in source
+    assert 'model_error(ScriptedHTTPError(429, "Slow down.", retry_after=1.5, code="x"))' in source
     assert "# call #2: POST /v1/responses (openai.responses, not streamed, HTTP 200)" in source
-    assert "input_tokens_details={'cached_tokens': 2}" in source
+    assert 'input_tokens_details={"cached_tokens": 2}' in source
     assert "total_tokens=9" in source
     compile(source, "script.py", "exec")
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import logging
 import pickle
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -242,6 +244,30 @@ def test_recording_the_same_run_twice_writes_the_same_file(
     assert first.read_bytes() == second.read_bytes()
     module = load_recording(first)
     assert len(module.STEPS) == len(module.REQUESTS) == 3
+    assert_formatted(first)
+
+
+def assert_formatted(path: Path) -> None:
+    """The script is laid out as Ruff (and Black) would: formatting it changes nothing."""
+    for width in ("88", "100"):
+        checked = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "ruff",
+                "format",
+                "--check",
+                "--diff",
+                "--line-length",
+                width,
+                "--isolated",
+                str(path),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
 @pytest.mark.parametrize("wire", FORMATS)
@@ -296,6 +322,7 @@ def test_a_stream_kept_as_exact_events_replays_the_same_events(tmp_path: Path) -
     assert events[-1]["type"] == "response.completed"
     assert PRIVATE not in json.dumps(events)
     path = recording.write(tmp_path / "recorded.py")
+    assert_formatted(path)
     replay = Replay.load(path, redact=[PATTERN])
     with ScriptedServer(replay.model) as server:
         answer = responses_loop(client_for("responses", server.url), "Weather in Tokyo?", True)
