@@ -868,7 +868,6 @@ _DRIFT_WHAT: dict[str, str] = {
     "changed": "differs from the recording",
     "missing": "is missing from the request sent (it was recorded)",
     "added": "was not in the recording",
-    "no_recorded_request": "has no recorded request to compare with",
 }
 
 
@@ -899,17 +898,23 @@ class ReplayRequestDriftError(_StructuredError, AssertionError):
         self.recorded = recorded
         self.sent = sent
         self.reason: ReplayDriftReason = reason
-        where = path or "the request"
+        position = _position("call", "call_index", call_index)
+        if reason == "no_recorded_request":
+            super().__init__(
+                f"Replayed {position} has no recorded request to compare with: the recording "
+                "has more steps than REQUESTS. Record the script again (pytest "
+                "--agents-testing-record), or add this call's request to REQUESTS."
+            )
+            return
+        subject = f"a request whose {path}" if path else "a request that"
         detail = f"recorded {_shown(recorded)}, sent {_shown(sent)}"
         if reason == "missing":
             detail = f"recorded {_shown(recorded)}, sent nothing"
         elif reason == "added":
             detail = f"sent {_shown(sent)}, recorded nothing"
-        elif reason == "no_recorded_request":
-            detail = "the recording has no request for this call"
         relax = f" or relax this field with ignore=({path!r},)" if path else ""
         super().__init__(
-            f"Replayed {_position('call', 'call_index', call_index)} sent a request whose "
-            f"{where} {_DRIFT_WHAT.get(reason, 'differs')}: {detail}. If the change is "
-            f"intended, record the script again (pytest --agents-testing-record){relax}."
+            f"Replayed {position} sent {subject} {_DRIFT_WHAT.get(reason, 'differs')}: "
+            f"{detail}. If the change is intended, record the script again (pytest "
+            f"--agents-testing-record){relax}."
         )

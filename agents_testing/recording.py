@@ -23,7 +23,8 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any, TypeGuard, cast
 
-from ._redaction import REDACTED, Redactor, RedactPattern, plural, type_name
+from . import _redaction
+from ._redaction import Redactor, plural, type_name
 from .errors import ReplayDriftReason, ReplayRequestDriftError, ScriptedHTTPError
 from .items import ModelResponse, Usage
 from .model import (
@@ -44,9 +45,16 @@ __all__ = [
     "load_recording",
 ]
 
+REDACTED: str = _redaction.REDACTED
+"""What replaces each secret in a recording: ``"[REDACTED]"``."""
+
+RedactPattern = str | re.Pattern[str]
+"""A pattern to redact: a regular expression, as text or compiled."""
+
 # A field replay does not compare: a path such as "metadata.timestamp" or "input[*].id"
 # (``*`` stands for any one key or index), or a function of (path, recorded, sent).
 ReplayIgnore = str | Callable[[str, Any, Any], bool]
+"""A field replay does not compare: a path such as ``"input[*].id"``, or a function."""
 
 
 def _iterable(value: Any, name: str) -> list[Any]:

@@ -20,6 +20,7 @@ from agents_testing.errors import (
     RealtimeEventLoopError,
     RealtimeThreadError,
     RealtimeTransportNotClosedError,
+    ReplayRequestDriftError,
     SandboxCallMatcherError,
     ScriptedHTTPError,
     ScriptedModelRequestAbortedError,
@@ -632,6 +633,35 @@ EXAMPLES = [
         "(Expecting value); send a JSON object as the request body.",
         id="wire-malformed-json",
     ),
+    pytest.param(
+        ReplayRequestDriftError(1, "input[0].content", "Tokyo?", "Paris?"),
+        {
+            "call_index": 1,
+            "path": "input[0].content",
+            "recorded": "Tokyo?",
+            "sent": "Paris?",
+            "reason": "changed",
+        },
+        "Replayed call #2 (call_index=1) sent a request whose input[0].content differs from "
+        "the recording: recorded 'Tokyo?', sent 'Paris?'. If the change is intended, record "
+        "the script again (pytest --agents-testing-record) or relax this field with "
+        "ignore=('input[0].content',).",
+        id="replay-request-drift",
+    ),
+    pytest.param(
+        ReplayRequestDriftError(3, "", reason="no_recorded_request"),
+        {
+            "call_index": 3,
+            "path": "",
+            "recorded": None,
+            "sent": None,
+            "reason": "no_recorded_request",
+        },
+        "Replayed call #4 (call_index=3) has no recorded request to compare with: the "
+        "recording has more steps than REQUESTS. Record the script again (pytest "
+        "--agents-testing-record), or add this call's request to REQUESTS.",
+        id="replay-no-recorded-request",
+    ),
 ]
 
 ALL_ERROR_CLASSES = {
@@ -656,6 +686,7 @@ ALL_ERROR_CLASSES = {
     UnscriptedAgentError,
     ScriptedHTTPError,
     WireRequestError,
+    ReplayRequestDriftError,
 }
 
 

@@ -330,6 +330,7 @@ def test_a_step_without_a_recorded_request_is_a_drift() -> None:
 
     assert replay.drifts[0].reason == "no_recorded_request"
     assert "has no recorded request" in str(replay.drifts[0])
+    assert "add this call's request to REQUESTS" in str(replay.drifts[0])
 
 
 def test_another_path_is_a_drift_of_the_whole_request() -> None:
@@ -361,7 +362,13 @@ def test_the_drift_error_message_states_missing_and_added_fields() -> None:
     missing = ReplayRequestDriftError(2, "tools", [1], None, "missing")
     added = ReplayRequestDriftError(0, "seed", None, 7, "added")
 
+    whole = ReplayRequestDriftError(0, "", "POST /v1/responses", "POST /v1/messages")
     assert str(missing).startswith("Replayed call #3 (call_index=2) sent a request whose tools")
+    assert str(whole).startswith(
+        "Replayed call #1 (call_index=0) sent a request that differs from the recording: "
+        "recorded 'POST /v1/responses', sent 'POST /v1/messages'."
+    )
+    assert "ignore=" not in str(whole)
     assert "recorded [1], sent nothing" in str(missing)
     assert "sent 7, recorded nothing" in str(added)
     assert "ignore=('seed',)" in str(added)
