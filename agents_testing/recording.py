@@ -255,7 +255,7 @@ class _Writer:
                 decoded = json.loads(arguments)
                 if json.dumps(decoded, separators=(",", ":"), ensure_ascii=False) == arguments:
                     arguments = decoded  # the same JSON text: show it as data, easier to edit
-            except ValueError:
+            except (ValueError, RecursionError):
                 pass
             args = [
                 _literal(mapping["name"], indent + 1),

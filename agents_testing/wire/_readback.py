@@ -69,7 +69,7 @@ def sse_events(text: str) -> list[Any]:
             continue
         try:
             events.append(json.loads("\n".join(data)))
-        except ValueError:
+        except (ValueError, RecursionError):
             continue  # "[DONE]" and other non-JSON sentinels carry no step data
     return events
 
@@ -99,7 +99,7 @@ def read_answer(
         return stream_reader(events) or exact
     try:
         parsed = as_mapping(json.loads(body))
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if parsed is None:
         return None
@@ -169,7 +169,7 @@ def _http_error(
     headers = list(headers)
     try:
         parsed = as_mapping(json.loads(body))
-    except ValueError:
+    except (ValueError, RecursionError):
         parsed = None
     error = as_mapping(parsed.get("error")) if parsed is not None else None
     message = _str(error.get("message")) if error is not None else None
@@ -398,7 +398,7 @@ def _messages_stream(events: list[Any]) -> ReadStep | None:
     for index, text in partial.items():
         try:
             blocks[index]["input"] = json.loads(text) if text else {}
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
     message["content"] = [blocks[index] for index in sorted(blocks)]
     message["usage"] = usage

@@ -298,7 +298,7 @@ class RecordingProxy:
             return  # not a model call: nothing a script can answer
         try:
             sent: Any = json.loads(body.decode("utf-8"))
-        except ValueError:
+        except (ValueError, RecursionError):
             return
         streamed = upstream.getheader("content-type", "").startswith("text/event-stream")
         read = read_answer(
