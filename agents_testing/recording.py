@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import json
+import math
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -124,6 +125,7 @@ class Recording:
                 raise TypeError(
                     f"exchanges[{position}] must be a RecordedExchange, got {type_name(exchange)}"
                 )
+            _check_step(position, exchange.step)
         self.redacted: tuple[str, ...] = tuple(str(line) for line in redacted)
 
     def __repr__(self) -> str:
@@ -151,10 +153,34 @@ class Recording:
         return target
 
 
+def _check_step(position: int, step: Any) -> None:
+    """Refuse a step the writer cannot write as source: only recorded kinds are."""
+    kind = step.get("type") if _is_dict(step) else None
+    valid = (
+        (kind == "response" and isinstance(step.get("response"), (list, ModelResponse)))
+        or (kind == "error" and isinstance(step.get("error"), ScriptedHTTPError))
+        or (kind == "stream" and isinstance(step.get("events"), list))
+    )
+    if not valid:
+        raise TypeError(
+            f"exchanges[{position}].step must be a recorded step: model_response() of a list "
+            "or a ModelResponse, model_error() of a ScriptedHTTPError, or model_stream() of "
+            f"a list of events; got {_describe_step(step)}"
+        )
+
+
+def _describe_step(step: Any) -> str:
+    if _is_dict(step):
+        return f"a {step.get('type')!r} step"
+    return type_name(step)
+
+
 def _fresh_step(step: Any) -> Any:
     kind = step.get("type")
     if kind == "response":
-        response: ModelResponse = step["response"]
+        response: Any = step["response"]
+        if not isinstance(response, ModelResponse):
+            return {"type": "response", "response": _plain(response)}
         return {
             "type": "response",
             "response": dataclasses.replace(
@@ -201,6 +227,8 @@ def _one_line(value: Any) -> str:
         return "{" + inner + "}"
     if _is_list(value):
         return "[" + ", ".join(_one_line(item) for item in value) + "]"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"float({str(value)!r})"  # nan and inf have no literal
     return repr(value)
 
 
@@ -301,7 +329,15 @@ class _Writer:
             events += _INDENT * (indent + 1) + "]"
             inner = _INDENT * (indent + 1)
             return f"{self.use('model_stream')}(\n{inner}{events},\n{_INDENT * indent})"
-        response: ModelResponse = step["response"]
+        recorded: Any = step["response"]
+        if not isinstance(recorded, ModelResponse):  # a list of output items
+            items = "".join(
+                f"{_INDENT * (indent + 2)}{self.item(item, indent + 2)},\n" for item in recorded
+            )
+            inner = _INDENT * (indent + 1)
+            listed = f"[\n{items}{inner}]"
+            return f"{self.use('model_response')}(\n{inner}{listed},\n{_INDENT * indent})"
+        response: ModelResponse = recorded
         output = "[\n" + "".join(
             f"{_INDENT * (indent + 3)}{self.item(item, indent + 3)},\n" for item in response.output
         )

@@ -117,6 +117,15 @@ def test_the_script_reads_as_the_library_helpers_with_a_header() -> None:
     compile(source, "script.py", "exec")
 
 
+def test_a_number_without_a_literal_is_written_as_a_float_call(tmp_path: Path) -> None:
+    body = {"a": float("inf"), "b": float("-inf"), "c": 1.5}
+    recording = Recording([exchange(0, model_response([assistant_message("x")]), body)])
+
+    requests = load_recording(recording.write(tmp_path / "script.py")).REQUESTS
+
+    assert requests[0]["body"] == body
+
+
 def test_the_same_recording_always_writes_the_same_text() -> None:
     assert sample_recording().source() == sample_recording().source()
 
@@ -141,6 +150,19 @@ def test_steps_are_fresh_on_each_read() -> None:
 def test_a_recording_refuses_what_is_not_an_exchange() -> None:
     with pytest.raises(TypeError, match=r"exchanges\[0\] must be a RecordedExchange, got dict"):
         Recording([{"index": 0}])  # type: ignore[list-item]  # on purpose
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        model_error(ValueError("not an HTTP error")),
+        {"type": "responder", "respond": print},
+        [assistant_message("a bare list is not a step")],
+    ],
+)
+def test_a_recording_refuses_a_step_it_cannot_write(step: Any) -> None:
+    with pytest.raises(TypeError, match=r"exchanges\[0\]\.step must be a recorded step"):
+        Recording([exchange(0, step)])
 
 
 def test_load_recording_says_how_to_make_a_missing_script(tmp_path: Path) -> None:

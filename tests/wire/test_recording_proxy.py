@@ -313,19 +313,26 @@ def test_an_ignored_field_lets_the_replay_through(tmp_path: Path) -> None:
     replay.assert_complete()
 
 
-def test_a_stream_kept_as_exact_events_replays_the_same_events(tmp_path: Path) -> None:
-    recording, _, _ = record("responses", True, keep_events=True, redact=[PATTERN])
+FIRST_AND_LAST_EVENT = {
+    "responses": ("response.created", "response.completed"),
+    "chat": ("model", "model"),  # chunks have no type: each goes out as a provider event
+    "messages": ("message_start", "message_stop"),
+}
+
+
+@pytest.mark.parametrize("wire", FORMATS)
+def test_a_stream_kept_as_exact_events_replays_the_same_events(wire: str, tmp_path: Path) -> None:
+    recording, _, _ = record(wire, True, keep_events=True, redact=[PATTERN])
 
     assert [step["type"] for step in recording.steps] == ["error", "stream", "stream"]
     events = recording.steps[2]["events"]
-    assert events[0]["type"] == "response.created"
-    assert events[-1]["type"] == "response.completed"
+    assert (events[0]["type"], events[-1]["type"]) == FIRST_AND_LAST_EVENT[wire]
     assert PRIVATE not in json.dumps(events)
     path = recording.write(tmp_path / "recorded.py")
     assert_formatted(path)
     replay = Replay.load(path, redact=[PATTERN])
     with ScriptedServer(replay.model) as server:
-        answer = responses_loop(client_for("responses", server.url), "Weather in Tokyo?", True)
+        answer = LOOPS[wire](client_for(wire, server.url), "Weather in Tokyo?", True)
     assert answer == "Sunny in Tokyo. Your account is [REDACTED]."
     replay.assert_complete()
 
