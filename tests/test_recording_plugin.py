@@ -74,7 +74,7 @@ def test_a_missing_script_is_recorded_then_replayed(pytester: pytest.Pytester) -
     assert first.ret == pytest.ExitCode.OK, first.stdout.str()
     first.stdout.fnmatch_lines(["*MODE record*"])
     recorded = script.read_text()
-    assert "assistant_message('Paris.'" in recorded
+    assert 'assistant_message("Paris."' in recorded
     assert "sk-plugin-sentinel-1234" not in recorded
 
     second = run(pytester)
