@@ -224,7 +224,11 @@ class RecordingProxy:
             self._next_index += 1
         headers = list(handler.headers.items())
         self._redactor.learn_headers(headers)
-        body = _read_body(handler)
+        try:
+            body = _read_body(handler)
+        except ValueError:
+            _send_error(handler, 400, "the request's body framing is malformed", "invalid_request")
+            return
         forwarded = [(key, value) for key, value in headers if key.lower() not in _HOP_HEADERS]
         connection = self._connection()
         try:
@@ -244,7 +248,8 @@ class RecordingProxy:
                 upstream = connection.getresponse()
             except OSError as error:
                 # Name the failure, never the request: its headers carry credentials.
-                _send_bad_gateway(handler, f"{type(error).__name__}: {error}")
+                reason = f"could not reach the upstream: {type(error).__name__}: {error}"
+                _send_error(handler, 502, reason, "bad_gateway")
                 return
             answer = self._relay(handler, upstream)
         finally:
@@ -362,16 +367,11 @@ def _read_body(handler: BaseHTTPRequestHandler) -> bytes:
     return handler.rfile.read(length) if length > 0 else b""
 
 
-def _send_bad_gateway(handler: BaseHTTPRequestHandler, reason: str) -> None:
+def _send_error(handler: BaseHTTPRequestHandler, status: int, reason: str, kind: str) -> None:
     body = json.dumps(
-        {
-            "error": {
-                "message": f"agents-testing recording proxy could not reach the upstream: {reason}",
-                "type": "bad_gateway",
-            }
-        }
+        {"error": {"message": f"agents-testing recording proxy {reason}", "type": kind}}
     ).encode()
-    handler.send_response(502)
+    handler.send_response(status)
     handler.send_header("content-type", "application/json")
     handler.send_header("content-length", str(len(body)))
     handler.send_header("x-should-retry", "false")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import pickle
+import socket
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -451,6 +452,20 @@ def test_an_unreachable_upstream_is_a_bad_gateway_and_records_nothing() -> None:
     assert caught.value.status_code == 502
     assert "could not reach the upstream" in str(caught.value)
     assert API_KEY not in str(caught.value)
+    assert proxy.recording.exchanges == ()
+
+
+def test_a_request_with_broken_framing_is_refused_and_not_forwarded() -> None:
+    real = ScriptedModel()
+    with ScriptedServer(real) as provider, RecordingProxy(provider.url) as proxy:
+        host, port = proxy.url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port))) as raw:
+            raw.sendall(b"POST /v1/responses HTTP/1.1\r\nHost: x\r\nContent-Length: many\r\n\r\n{}")
+            answer = raw.recv(65536).decode()
+
+    assert answer.startswith("HTTP/1.1 400")
+    assert "body framing is malformed" in answer
+    assert provider.requests == ()  # nothing reached the provider
     assert proxy.recording.exchanges == ()
 
 
