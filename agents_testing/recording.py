@@ -119,13 +119,20 @@ class Recording:
     """
 
     def __init__(self, exchanges: Iterable[RecordedExchange], redacted: Iterable[str] = ()) -> None:
-        self.exchanges: tuple[RecordedExchange, ...] = tuple(exchanges)
-        for position, exchange in enumerate(self.exchanges):
+        given: tuple[RecordedExchange, ...] = tuple(exchanges)
+        for position, exchange in enumerate(given):
             if not isinstance(exchange, RecordedExchange):
                 raise TypeError(
                     f"exchanges[{position}] must be a RecordedExchange, got {type_name(exchange)}"
                 )
             _check_step(position, exchange.step)
+        # Copies: changing a record read from here changes neither the proxy nor the script.
+        self.exchanges: tuple[RecordedExchange, ...] = tuple(
+            dataclasses.replace(
+                exchange, body=_json_copy(position, exchange.body), step=_fresh_step(exchange.step)
+            )
+            for position, exchange in enumerate(given)
+        )
         self.redacted: tuple[str, ...] = tuple(str(line) for line in redacted)
 
     def __repr__(self) -> str:
@@ -151,6 +158,13 @@ class Recording:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(self.source(), encoding="utf-8")
         return target
+
+
+def _json_copy(position: int, body: Any) -> Any:
+    try:
+        return _plain(body)
+    except (TypeError, ValueError, RecursionError) as error:
+        raise TypeError(f"exchanges[{position}].body must be JSON data: {error}") from None
 
 
 def _check_step(position: int, step: Any) -> None:

@@ -147,6 +147,19 @@ def test_steps_are_fresh_on_each_read() -> None:
     assert len(recording.steps[1]["response"].output) == 4
 
 
+def test_a_recording_keeps_copies_of_what_it_was_given() -> None:
+    body = {"input": "hi"}
+    step = model_response([assistant_message("hello")])
+    recording = Recording([exchange(0, step, body)])
+    body["input"] = "changed"
+    step["response"].append(assistant_message("changed"))  # type: ignore[union-attr]  # a list here
+
+    assert recording.exchanges[0].body == {"input": "hi"}
+    assert len(recording.steps[0]["response"]) == 1
+    with pytest.raises(TypeError, match=r"exchanges\[0\]\.body must be JSON data"):
+        Recording([exchange(0, step, {"when": object()})])
+
+
 def test_a_recording_refuses_what_is_not_an_exchange() -> None:
     with pytest.raises(TypeError, match=r"exchanges\[0\] must be a RecordedExchange, got dict"):
         Recording([{"index": 0}])  # type: ignore[list-item]  # on purpose
