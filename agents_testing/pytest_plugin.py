@@ -27,7 +27,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import os
-from collections.abc import Generator, Iterable, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
@@ -286,12 +286,12 @@ class RecordedEndpoint:
         mode: Literal["record", "replay"],
         path: Path,
         url: str,
-        check: Any,
+        check: Callable[[], None],
     ) -> None:
         self.mode: Literal["record", "replay"] = mode
-        self.path = path
-        self.url = url
-        self.base_url = f"{url}/v1"
+        self.path: Path = path
+        self.url: str = url
+        self.base_url: str = f"{url}/v1"
         self._check = check
 
     def __repr__(self) -> str:
