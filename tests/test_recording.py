@@ -407,3 +407,28 @@ def test_the_drift_error_message_states_missing_and_added_fields() -> None:
     assert "recorded [1], sent nothing" in str(missing)
     assert "sent 7, recorded nothing" in str(added)
     assert "ignore=('seed',)" in str(added)
+
+
+json_bodies = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | st.text(alphabet=st.characters(codec="utf-8"), max_size=8),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=6), children, max_size=3)
+    ),
+    max_leaves=10,
+)
+
+
+@given(json_bodies, st.text(alphabet=st.characters(codec="utf-8"), max_size=30))
+def test_any_json_body_and_text_round_trip_through_the_script(body: Any, text: str) -> None:
+    step = model_response([assistant_message(text), {"type": "reasoning", "data": body}])
+    recording = Recording([exchange(0, step, {"body": body})])
+    namespace: dict[str, Any] = {}
+
+    exec(compile(recording.source(), "script.py", "exec"), namespace)
+
+    assert namespace["REQUESTS"] == recording.requests
+    assert namespace["STEPS"][0]["response"] == recording.steps[0]["response"]
