@@ -631,6 +631,18 @@ class Replay:
         if exc_type is None:
             self.assert_complete()
 
+    async def __aenter__(self) -> Replay:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if exc_type is None:
+            self.assert_complete()
+
     def _check(self, position: int, call: RecordedModelCall) -> None:
         drift = self._drift(position, call)
         if drift is None:

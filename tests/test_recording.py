@@ -393,6 +393,26 @@ def test_a_matching_replay_is_complete_only_when_every_step_was_used() -> None:
         replay.__exit__(None, None, None)  # leaving its with block checks it
 
 
+async def test_async_with_checks_the_replay_when_the_block_ends() -> None:
+    requests = [{"path": "/v1/responses", "body": {}}]
+    replay = Replay([[assistant_message("one")]], requests)
+
+    async def drive() -> None:
+        async with replay:
+            with pytest.raises(ScriptedHTTPError):
+                await replay.model.get_response(wire_request({"n": 2}))
+
+    with pytest.raises(ReplayRequestDriftError):
+        await drive()
+
+
+def test_a_block_that_raised_is_not_checked_again() -> None:
+    replay = Replay([[assistant_message("one")]], [{"path": "/v1/responses", "body": {}}])
+
+    with pytest.raises(KeyError), replay:
+        raise KeyError("the test's own failure")
+
+
 def test_the_drift_error_message_states_missing_and_added_fields() -> None:
     missing = ReplayRequestDriftError(2, "tools", [1], None, "missing")
     added = ReplayRequestDriftError(0, "seed", None, 7, "added")
