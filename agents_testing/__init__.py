@@ -24,6 +24,8 @@ from .errors import RealtimeEventLoopError as RealtimeEventLoopError
 from .errors import RealtimeThreadError as RealtimeThreadError
 from .errors import RealtimeTransportNotClosedError as RealtimeTransportNotClosedError
 from .errors import RepeatedMCPListError as RepeatedMCPListError
+from .errors import ReplayDriftReason as ReplayDriftReason
+from .errors import ReplayRequestDriftError as ReplayRequestDriftError
 from .errors import SandboxCallMatcherError as SandboxCallMatcherError
 from .errors import ScriptedHTTPError as ScriptedHTTPError
 from .errors import ScriptedJSONRPCError as ScriptedJSONRPCError
@@ -122,6 +124,13 @@ if TYPE_CHECKING:
     from .realtime import SendMcpResponseCall as SendMcpResponseCall
     from .realtime import SendMessageCall as SendMessageCall
     from .realtime import UpdateSessionConfigCall as UpdateSessionConfigCall
+    from .recording import REDACTED as REDACTED
+    from .recording import RecordedExchange as RecordedExchange
+    from .recording import Recording as Recording
+    from .recording import RedactPattern as RedactPattern
+    from .recording import Replay as Replay
+    from .recording import ReplayIgnore as ReplayIgnore
+    from .recording import load_recording as load_recording
     from .sandbox import DEFAULT_SANDBOX_INTERFACE as DEFAULT_SANDBOX_INTERFACE
     from .sandbox import SandboxCall as SandboxCall
     from .sandbox import SandboxMethodMode as SandboxMethodMode
@@ -159,6 +168,13 @@ _LAZY_MODULES: dict[str, str] = {
     "SandboxStep": "sandbox",
     "ScriptedSandboxSession": "sandbox",
     "scripted_sandbox_session": "sandbox",
+    "REDACTED": "recording",
+    "RecordedExchange": "recording",
+    "Recording": "recording",
+    "RedactPattern": "recording",
+    "Replay": "recording",
+    "ReplayIgnore": "recording",
+    "load_recording": "recording",
     "HANDSHAKE_PROTOCOL_VERSIONS": "mcp",
     "MODERN_PROTOCOL_VERSIONS": "mcp",
     "MCPCall": "mcp",
@@ -220,8 +236,16 @@ __all__ = [
     "RealtimeEventLoopError",
     "RealtimeThreadError",
     "RealtimeTransportNotClosedError",
+    "REDACTED",
     "RecordedConnectOptions",
+    "RecordedExchange",
     "RecordedModelCall",
+    "Recording",
+    "RedactPattern",
+    "Replay",
+    "ReplayDriftReason",
+    "ReplayIgnore",
+    "ReplayRequestDriftError",
     "RequestResponseCall",
     "ResetHistoryCall",
     "ResponderStep",
@@ -270,6 +294,7 @@ __all__ = [
     "WireRequestReason",
     "assistant_message",
     "function_call",
+    "load_recording",
     "shell_call",
     "model_error",
     "model_responder",

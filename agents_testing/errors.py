@@ -27,6 +27,8 @@ __all__ = [
     "RealtimeThreadError",
     "RealtimeTransportNotClosedError",
     "RepeatedMCPListError",
+    "ReplayDriftReason",
+    "ReplayRequestDriftError",
     "SandboxCallMatcherError",
     "ScriptedHTTPError",
     "ScriptedJSONRPCError",
@@ -1110,4 +1112,64 @@ class MCPProtocolError(_StructuredError, AssertionError):
         super().__init__(
             f"ScriptedMCPServer refused a message{session}: {what}. "
             f"Fix the client or the code that sends it: {_MCP_PROTOCOL_HINTS[reason]}"
+        )
+
+
+# -- recording and replay ----------------------------------------------------------------
+
+ReplayDriftReason = Literal["changed", "missing", "added", "no_recorded_request"]
+
+_DRIFT_WHAT: dict[str, str] = {
+    "changed": "differs from the recording",
+    "missing": "is missing from the request sent (it was recorded)",
+    "added": "was not in the recording",
+}
+
+
+def _shown(value: Any) -> str:
+    return _shorten(repr(value), 200)
+
+
+class ReplayRequestDriftError(_StructuredError, AssertionError):
+    """A replayed run sent a request that differs from the one recorded for that call.
+
+    ``path`` locates the first difference in the request (``""`` for the whole request,
+    ``input[1].content`` for a field); ``recorded`` and ``sent`` are the two values there
+    (``None`` where one side has no value, as ``reason`` says), with secrets redacted.
+    """
+
+    _fields = ("call_index", "path", "recorded", "sent", "reason")
+
+    def __init__(
+        self,
+        call_index: int,
+        path: str,
+        recorded: Any = None,
+        sent: Any = None,
+        reason: ReplayDriftReason = "changed",
+    ) -> None:
+        self.call_index = call_index
+        self.path = path
+        self.recorded = recorded
+        self.sent = sent
+        self.reason: ReplayDriftReason = reason
+        position = _position("call", "call_index", call_index)
+        if reason == "no_recorded_request":
+            super().__init__(
+                f"Replayed {position} has no recorded request to compare with: the recording "
+                "has more steps than REQUESTS. Record the script again (pytest "
+                "--agents-testing-record), or add this call's request to REQUESTS."
+            )
+            return
+        subject = f"a request whose {path}" if path else "a request that"
+        detail = f"recorded {_shown(recorded)}, sent {_shown(sent)}"
+        if reason == "missing":
+            detail = f"recorded {_shown(recorded)}, sent nothing"
+        elif reason == "added":
+            detail = f"sent {_shown(sent)}, recorded nothing"
+        relax = f" or relax this field with ignore=({path!r},)" if path else ""
+        super().__init__(
+            f"Replayed {position} sent {subject} {_DRIFT_WHAT.get(reason, 'differs')}: "
+            f"{detail}. If the change is intended, record the script again (pytest "
+            f"--agents-testing-record){relax}."
         )

@@ -29,6 +29,7 @@ from .errors import (
     InvalidScriptedModelOutputError,
     InvalidScriptedModelStepError,
     InvalidScriptedModelStepReason,
+    ReplayRequestDriftError,
     ScriptedModelRequestAbortedError,
     UnconsumedModelStepsError,
     UnexpectedModelCallError,
@@ -694,10 +695,12 @@ class ScriptedModel(CompletionContext):
         self._scripted = len(self._steps)  # steps ever added: the next step's position
         self._calls: list[RecordedModelCall] = []
         self._advice: dict[int, list[_AdviceRecord]] = {}
+        # A replay's request drift (agents_testing.recording) is kept here too.
         self._violations: list[
             UnexpectedModelCallError
             | InvalidScriptedModelStepError
             | InvalidScriptedModelOutputError
+            | ReplayRequestDriftError
         ] = []
         self._lock = threading.Lock()
 

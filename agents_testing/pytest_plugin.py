@@ -12,6 +12,9 @@ Fixtures (each a factory; call it as often as the test needs):
   also stops serving (HTTP and stdio) when the test ends, whatever its outcome.
 - ``check_complete(double)`` -> ``double``: check any object with ``assert_complete()`` the
   same way, such as a framework adapter's sandbox session.
+- ``recorded_endpoint(path, upstream=...)`` -> :class:`RecordedEndpoint`: record a real run
+  into the script at ``path`` (through a ``RecordingProxy``) or replay that script strictly
+  (through a ``ScriptedServer``); ``--agents-testing-record`` records again.
 
 When the test function returns, every double it made gets ``assert_complete()``; the first
 failure fails the test, with each incomplete double's error. A test that already failed
@@ -25,16 +28,18 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-from collections.abc import Generator, Iterable, Iterator, Mapping
+import os
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 import pytest
 
 from .mcp import MCPStep, ScriptedMCPServer
 from .model import ScriptedModel, ScriptedModelInput
 from .realtime import ScriptedRealtimeTransport
+from .recording import RedactPattern, Replay, ReplayIgnore
 from .sandbox import (
     SandboxMethodMode,
     SandboxStep,
@@ -45,12 +50,16 @@ from .sandbox import (
 __all__ = [
     "INI_OPTION",
     "MARKER",
+    "RECORD_OPTION",
     "CheckComplete",
+    "RecordedEndpoint",
+    "RecordedEndpointFactory",
     "ScriptedMCPFactory",
     "ScriptedModelFactory",
     "ScriptedRealtimeFactory",
     "ScriptedSandboxFactory",
     "check_complete",
+    "recorded_endpoint",
     "scripted_mcp",
     "scripted_model",
     "scripted_realtime",
@@ -59,6 +68,7 @@ __all__ = [
 
 MARKER = "agents_testing"
 INI_OPTION = "agents_testing_assert_complete"
+RECORD_OPTION = "--agents-testing-record"
 
 _OPT_OUT = (
     f"To skip this check, mark the test @pytest.mark.{MARKER}(assert_complete=False), or set "
@@ -135,6 +145,13 @@ _MADE = pytest.StashKey[list[_Made]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        RECORD_OPTION,
+        action="store_true",
+        default=False,
+        help="agents-testing: record every recorded_endpoint script again from the real "
+        "provider (also in CI), instead of replaying the scripts that exist.",
+    )
     parser.addini(
         INI_OPTION,
         type="bool",
@@ -320,3 +337,113 @@ def check_complete(request: pytest.FixtureRequest) -> CheckComplete:
         return _register(request, double, _caller(request))
 
     return track
+
+
+# -- record and replay ---------------------------------------------------------------------
+
+
+class RecordedEndpoint:
+    """What the ``recorded_endpoint`` fixture hands out: an endpoint to point the client at.
+
+    Point OpenAI clients at ``base_url`` and Anthropic clients at ``url``, in both modes.
+    ``mode`` says whether this run records the script from the real provider or replays it.
+    """
+
+    def __init__(
+        self,
+        mode: Literal["record", "replay"],
+        path: Path,
+        url: str,
+        check: Callable[[], None],
+    ) -> None:
+        self.mode: Literal["record", "replay"] = mode
+        self.path: Path = path
+        self.url: str = url
+        self.base_url: str = f"{url}/v1"
+        self._check = check
+
+    def __repr__(self) -> str:
+        return f"<RecordedEndpoint {self.mode} {self.path}>"
+
+    def assert_complete(self) -> None:
+        """Write the recorded script, or check the replay: no drift, every step used."""
+        self._check()
+
+
+class RecordedEndpointFactory(Protocol):
+    """The ``recorded_endpoint`` fixture: annotate the test argument with it."""
+
+    def __call__(
+        self,
+        path: str | Path,
+        *,
+        upstream: str,
+        redact: Iterable[RedactPattern] = (),
+        ignore: Iterable[ReplayIgnore] = (),
+        keep_events: bool = False,
+    ) -> RecordedEndpoint: ...
+
+
+def _record_mode(config: pytest.Config, path: Path) -> Literal["record", "replay"]:
+    if config.getoption("agents_testing_record"):
+        return "record"
+    if path.is_file():
+        return "replay"
+    if os.environ.get("CI"):
+        pytest.fail(
+            f"no recorded script at {path}, and recording is off in CI (the CI variable is "
+            f"set). Record it where the provider is reachable: pytest {RECORD_OPTION}, then "
+            "commit the script; or pass the option in CI to record there on purpose.",
+            pytrace=False,
+        )
+    return "record"
+
+
+@pytest.fixture
+def recorded_endpoint(request: pytest.FixtureRequest) -> RecordedEndpointFactory:
+    """Return a factory that records a real run into a script, or replays that script.
+
+    The script at ``path`` (relative to the test file's folder) is replayed when it exists;
+    it is recorded from ``upstream`` (the provider's root URL) when it is missing or when
+    pytest runs with ``--agents-testing-record``, never in CI (``CI`` set) unless that
+    option is given. The script is written when the test returns; a replay is checked
+    then (no request drifted, every step used).
+    """
+    from .wire.recording_proxy import RecordingProxy
+    from .wire.server import ScriptedServer
+
+    def make(
+        path: str | Path,
+        *,
+        upstream: str,
+        redact: Iterable[RedactPattern] = (),
+        ignore: Iterable[ReplayIgnore] = (),
+        keep_events: bool = False,
+    ) -> RecordedEndpoint:
+        if not isinstance(path, (str, Path)):
+            raise TypeError(f"path must be a str or a Path, got {type(path).__name__}")
+        script = Path(path)
+        if not script.is_absolute():
+            script = Path(request.path).parent / script
+        redact = tuple(redact)
+        if _record_mode(request.config, script) == "record":
+            proxy = RecordingProxy(upstream, redact=redact, keep_events=keep_events).start()
+            request.addfinalizer(proxy.close)
+
+            def write() -> None:
+                proxy.recording.write(script)
+
+            endpoint = RecordedEndpoint("record", script, proxy.url, write)
+        else:
+            replay = Replay.load(script, ignore=ignore, redact=redact)
+            server = ScriptedServer(replay.model).start()
+            request.addfinalizer(server.close)
+
+            def check() -> None:
+                replay.assert_complete()
+                server.assert_complete()
+
+            endpoint = RecordedEndpoint("replay", script, server.url, check)
+        return _register(request, endpoint, _caller(request))
+
+    return make

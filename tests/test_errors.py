@@ -23,6 +23,7 @@ from agents_testing.errors import (
     RealtimeThreadError,
     RealtimeTransportNotClosedError,
     RepeatedMCPListError,
+    ReplayRequestDriftError,
     SandboxCallMatcherError,
     ScriptedHTTPError,
     ScriptedJSONRPCError,
@@ -736,6 +737,35 @@ EXAMPLES = [
         "or the code that sends it: send one JSON-RPC message as a JSON object.",
         id="mcp-protocol-malformed-json",
     ),
+    pytest.param(
+        ReplayRequestDriftError(1, "input[0].content", "Tokyo?", "Paris?"),
+        {
+            "call_index": 1,
+            "path": "input[0].content",
+            "recorded": "Tokyo?",
+            "sent": "Paris?",
+            "reason": "changed",
+        },
+        "Replayed call #2 (call_index=1) sent a request whose input[0].content differs from "
+        "the recording: recorded 'Tokyo?', sent 'Paris?'. If the change is intended, record "
+        "the script again (pytest --agents-testing-record) or relax this field with "
+        "ignore=('input[0].content',).",
+        id="replay-request-drift",
+    ),
+    pytest.param(
+        ReplayRequestDriftError(3, "", reason="no_recorded_request"),
+        {
+            "call_index": 3,
+            "path": "",
+            "recorded": None,
+            "sent": None,
+            "reason": "no_recorded_request",
+        },
+        "Replayed call #4 (call_index=3) has no recorded request to compare with: the "
+        "recording has more steps than REQUESTS. Record the script again (pytest "
+        "--agents-testing-record), or add this call's request to REQUESTS.",
+        id="replay-no-recorded-request",
+    ),
 ]
 
 ALL_ERROR_CLASSES = {
@@ -766,6 +796,7 @@ ALL_ERROR_CLASSES = {
     InvalidScriptedMCPStepError,
     RepeatedMCPListError,
     MCPProtocolError,
+    ReplayRequestDriftError,
 }
 
 

@@ -43,6 +43,8 @@ CORE_MODULES = [
     "agents_testing.wire.openai_chat",
     "agents_testing.wire.anthropic_messages",
     "agents_testing.wire.server",
+    "agents_testing.recording",
+    "agents_testing.wire.recording_proxy",
     # The conformance kit's checks: an adapter author's test suite may run them on the core alone.
     "agents_testing.conformance",
 ]

@@ -12,10 +12,12 @@ from ._endpoint import SECRET_HEADERS as SECRET_HEADERS
 from ._endpoint import ScriptedEndpoint as ScriptedEndpoint
 from ._endpoint import WireExchange as WireExchange
 from ._endpoint import WireResponse as WireResponse
+from .recording_proxy import RecordingProxy as RecordingProxy
 from .server import ScriptedServer as ScriptedServer
 
 __all__ = [
     "SECRET_HEADERS",
+    "RecordingProxy",
     "ScriptedEndpoint",
     "ScriptedHTTPError",
     "ScriptedServer",

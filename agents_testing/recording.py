@@ -1,0 +1,757 @@
+"""Record a real run into a reviewable script, and replay it strictly.
+
+A ``RecordingProxy`` (``agents_testing.wire.recording_proxy``) sits between the code under
+test and a real provider and keeps every model exchange as a ``RecordedExchange``: the
+request body, secrets redacted, and the plain step the answer amounts to. A ``Recording``
+writes them as a Python module a person can review and edit: ``STEPS``, built with the
+library's own step helpers, and ``REQUESTS``, what each step's request looked like. A
+``Replay`` serves those steps as an ordinary script and fails with a
+``ReplayRequestDriftError`` when the code under test sends something other than what was
+recorded. Standard library only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import math
+import re
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType, TracebackType
+from typing import Any, TypeGuard, cast
+
+from . import _redaction
+from ._redaction import Redactor, plural, type_name
+from .errors import ReplayDriftReason, ReplayRequestDriftError, ScriptedHTTPError
+from .items import ModelResponse, Usage
+from .model import (
+    RecordedModelCall,
+    ScriptedModel,
+    ScriptedModelInput,
+    model_responder,
+    model_stream_responder,
+)
+
+__all__ = [
+    "REDACTED",
+    "RecordedExchange",
+    "Recording",
+    "RedactPattern",
+    "Replay",
+    "ReplayIgnore",
+    "load_recording",
+]
+
+REDACTED: str = _redaction.REDACTED
+"""What replaces each secret in a recording: ``"[REDACTED]"``."""
+
+RedactPattern = str | re.Pattern[str]
+"""A pattern to redact: a regular expression, as text or compiled."""
+
+# A field replay does not compare: a path such as "metadata.timestamp" or "input[*].id"
+# (``*`` stands for any one key or index), or a function of (path, recorded, sent).
+ReplayIgnore = str | Callable[[str, Any, Any], bool]
+"""A field replay does not compare: a path such as ``"input[*].id"``, or a function."""
+
+
+def _iterable(value: Any, name: str) -> list[Any]:
+    kind = type_name(value)
+    if isinstance(value, (str, bytes, re.Pattern)) or not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be an iterable (a tuple or list) of entries, got {kind}")
+    return _items(value)  # pyright: ignore[reportUnknownArgumentType]
+
+
+def _items(value: Any) -> list[Any]:
+    found: list[Any] = list(value)
+    return found
+
+
+def _is_list(value: object) -> TypeGuard[list[Any]]:
+    return isinstance(value, list)
+
+
+def _is_dict(value: object) -> TypeGuard[dict[str, Any]]:
+    return isinstance(value, dict)
+
+
+@dataclass(frozen=True)
+class RecordedExchange:
+    """One model call recorded through the proxy: what was sent, and the step it got.
+
+    ``body`` is the request's JSON body with secrets redacted; ``step`` is the scripted
+    step the answer amounts to (``model_response``, ``model_error`` or ``model_stream``).
+    """
+
+    index: int
+    method: str
+    path: str
+    wire_format: str
+    body: Any
+    status: int
+    streamed: bool
+    step: Any
+
+    @property
+    def request(self) -> dict[str, Any]:
+        """Return the request as ``REQUESTS`` holds it: method, path, wire format, body."""
+        return {
+            "method": self.method,
+            "path": self.path,
+            "wire_format": self.wire_format,
+            "body": _plain(self.body),
+        }
+
+
+def _plain(value: Any) -> Any:
+    return json.loads(json.dumps(value))
+
+
+class Recording:
+    """The exchanges of a recorded run, and the script they make.
+
+    Args:
+        exchanges: the recorded model calls, in order.
+        redacted: lines that say what was redacted (the file's header lists them).
+    """
+
+    def __init__(self, exchanges: Iterable[RecordedExchange], redacted: Iterable[str] = ()) -> None:
+        given: tuple[RecordedExchange, ...] = tuple(exchanges)
+        for position, exchange in enumerate(given):
+            if not isinstance(exchange, RecordedExchange):
+                raise TypeError(
+                    f"exchanges[{position}] must be a RecordedExchange, got {type_name(exchange)}"
+                )
+            _check_step(position, exchange.step)
+        # Copies: changing a record read from here changes neither the proxy nor the script.
+        self.exchanges: tuple[RecordedExchange, ...] = tuple(
+            dataclasses.replace(
+                exchange, body=_json_copy(position, exchange.body), step=_fresh_step(exchange.step)
+            )
+            for position, exchange in enumerate(given)
+        )
+        self.redacted: tuple[str, ...] = tuple(str(line) for line in redacted)
+
+    def __repr__(self) -> str:
+        return f"<Recording exchanges={len(self.exchanges)}>"
+
+    @property
+    def steps(self) -> list[Any]:
+        """Return the recorded steps, ready for ``ScriptedModel(recording.steps)``."""
+        return [_fresh_step(exchange.step) for exchange in self.exchanges]
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        """Return what each step's request looked like, as the script's ``REQUESTS``."""
+        return [exchange.request for exchange in self.exchanges]
+
+    def source(self) -> str:
+        """Return the script as Python source: the same recording always gives the same text."""
+        return _script_source(self)
+
+    def write(self, path: str | Path) -> Path:
+        """Write the script to ``path`` (its folders are made) and return the path."""
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(self.source(), encoding="utf-8")
+        return target
+
+
+def _json_copy(position: int, body: Any) -> Any:
+    try:
+        return _plain(body)
+    except (TypeError, ValueError, RecursionError) as error:
+        raise TypeError(f"exchanges[{position}].body must be JSON data: {error}") from None
+
+
+def _check_step(position: int, step: Any) -> None:
+    """Refuse a step the writer cannot write as source: only recorded kinds are."""
+    kind = step.get("type") if _is_dict(step) else None
+    valid = (
+        (kind == "response" and isinstance(step.get("response"), (list, ModelResponse)))
+        or (kind == "error" and isinstance(step.get("error"), ScriptedHTTPError))
+        or (kind == "stream" and isinstance(step.get("events"), list))
+    )
+    if not valid:
+        raise TypeError(
+            f"exchanges[{position}].step must be a recorded step: model_response() of a list "
+            "or a ModelResponse, model_error() of a ScriptedHTTPError, or model_stream() of "
+            f"a list of events; got {_describe_step(step)}"
+        )
+
+
+def _describe_step(step: Any) -> str:
+    if _is_dict(step):
+        return f"a {step.get('type')!r} step"
+    return type_name(step)
+
+
+def _fresh_step(step: Any) -> Any:
+    kind = step.get("type")
+    if kind == "response":
+        response: Any = step["response"]
+        if not isinstance(response, ModelResponse):
+            return {"type": "response", "response": _plain(response)}
+        return {
+            "type": "response",
+            "response": dataclasses.replace(
+                response, output=_plain(response.output), usage=_copy_usage(response.usage)
+            ),
+        }
+    if kind == "error":
+        error: ScriptedHTTPError = step["error"]
+        return {"type": "error", "error": error._fresh(), "retry_advice": None}  # pyright: ignore[reportPrivateUsage]
+    return {"type": "stream", "events": _plain(step["events"])}
+
+
+def _copy_usage(usage: Usage) -> Usage:
+    return Usage(
+        requests=usage.requests,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        total_tokens=usage.total_tokens,
+        input_tokens_details=usage.input_tokens_details,
+        output_tokens_details=usage.output_tokens_details,
+    )
+
+
+# -- the script writer ---------------------------------------------------------------------
+
+_INDENT = "    "
+# The width Black and Ruff lay code out in by default: the script is written as they would
+# write it, so formatting it changes nothing and re-recording gives a clean diff.
+_WIDTH = 88
+
+
+def _string(text: str) -> str:
+    shown = repr(text)
+    if shown.startswith("'") and '"' not in text:
+        shown = '"' + shown[1:-1].replace("\\'", "'") + '"'  # Black prefers double quotes
+    return shown
+
+
+def _one_line(value: Any) -> str:
+    if isinstance(value, str):
+        return _string(value)
+    if _is_dict(value):
+        inner = ", ".join(f"{_one_line(key)}: {_one_line(item)}" for key, item in value.items())
+        return "{" + inner + "}"
+    if _is_list(value):
+        return "[" + ", ".join(_one_line(item) for item in value) + "]"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"float({str(value)!r})"  # nan and inf have no literal
+    return repr(value)
+
+
+def _literal(value: Any, indent: int, prefix: int = 0) -> str:
+    """Return ``value`` as a Python literal laid out as Black does, at ``indent`` levels.
+
+    ``prefix`` counts the characters before the value on its first line (a key, a
+    keyword); a trailing comma is assumed after it.
+    """
+    one = _one_line(value)
+    if len(_INDENT) * indent + prefix + len(one) + 1 <= _WIDTH:
+        return one
+    inner = _INDENT * (indent + 1)
+    if _is_dict(value) and value:
+        lines: list[str] = []
+        for key, item in value.items():
+            head = f"{_one_line(key)}: "
+            lines.append(f"{inner}{head}{_literal(item, indent + 1, len(head))},\n")
+        return "{\n" + "".join(lines) + _INDENT * indent + "}"
+    if _is_list(value) and value:
+        lines = [f"{inner}{_literal(item, indent + 1)},\n" for item in value]
+        return "[\n" + "".join(lines) + _INDENT * indent + "]"
+    return one  # a long string or number: Black leaves it as it is
+
+
+def _call(name: str, args: list[str], indent: int) -> str:
+    one_line = f"{name}({', '.join(args)})"
+    if "\n" not in one_line and len(one_line) + len(_INDENT) * indent + 1 <= _WIDTH:
+        return one_line
+    inner = _INDENT * (indent + 1)
+    return f"{name}(\n" + "".join(f"{inner}{arg},\n" for arg in args) + _INDENT * indent + ")"
+
+
+class _Writer:
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def use(self, name: str) -> str:
+        self.names.add(name)
+        return name
+
+    def item(self, item: Any, indent: int) -> str:
+        mapping = cast("Mapping[str, Any]", item) if isinstance(item, Mapping) else None
+        if mapping is not None and _is_plain_message(mapping):
+            args = [_literal(mapping["content"][0]["text"], indent + 1)]
+            if "id" in mapping:
+                args.append(f"id={_literal(mapping['id'], indent + 1, 3)}")
+            return _call(self.use("assistant_message"), args, indent)
+        if mapping is not None and _is_plain_call(mapping):
+            arguments: Any = mapping["arguments"]
+            try:
+                decoded = json.loads(arguments)
+                if json.dumps(decoded, separators=(",", ":"), ensure_ascii=False) == arguments:
+                    arguments = decoded  # the same JSON text: show it as data, easier to edit
+            except (ValueError, RecursionError):
+                pass
+            args = [
+                _literal(mapping["name"], indent + 1),
+                _literal(arguments, indent + 1),
+                f"call_id={_literal(mapping['call_id'], indent + 1, 8)}",
+            ]
+            if mapping["id"] != mapping["call_id"]:
+                args.append(f"id={_literal(mapping['id'], indent + 1, 3)}")
+            if mapping.get("namespace") is not None:
+                args.append(f"namespace={_literal(mapping['namespace'], indent + 1, 10)}")
+            return _call(self.use("function_call"), args, indent)
+        return _literal(item, indent)
+
+    def usage(self, usage: Usage, indent: int) -> str:
+        args = [f"input_tokens={usage.input_tokens}", f"output_tokens={usage.output_tokens}"]
+        if usage.total_tokens != usage.input_tokens + usage.output_tokens:
+            args.append(f"total_tokens={usage.total_tokens}")
+        for name in ("input_tokens_details", "output_tokens_details"):
+            details: list[dict[str, Any]] = getattr(usage, name)
+            if details:
+                shown = details[0] if len(details) == 1 else details
+                args.append(f"{name}={_literal(shown, indent + 1, len(name) + 1)}")
+        return _call(self.use("Usage"), args, indent)
+
+    def step(self, step: Any, indent: int) -> str:
+        kind = step["type"]
+        if kind == "error":
+            error: ScriptedHTTPError = step["error"]
+            args = [str(error.status)]
+            if error.message is not None:
+                args.append(_literal(error.message, indent + 2))
+            for name in ("retry_after", "error_type", "code"):
+                field_value = getattr(error, name)
+                if field_value is not None:
+                    args.append(f"{name}={_literal(field_value, indent + 2, len(name) + 1)}")
+            http_error = _call(self.use("ScriptedHTTPError"), args, indent + 1)
+            return _call(self.use("model_error"), [http_error], indent)
+        if kind == "stream":
+            events = "[\n" + "".join(
+                f"{_INDENT * (indent + 2)}{_literal(event, indent + 2)},\n"
+                for event in step["events"]
+            )
+            events += _INDENT * (indent + 1) + "]"
+            inner = _INDENT * (indent + 1)
+            return f"{self.use('model_stream')}(\n{inner}{events},\n{_INDENT * indent})"
+        recorded: Any = step["response"]
+        if not isinstance(recorded, ModelResponse):  # a list of output items
+            items = "".join(
+                f"{_INDENT * (indent + 2)}{self.item(item, indent + 2)},\n" for item in recorded
+            )
+            inner = _INDENT * (indent + 1)
+            listed = f"[\n{items}{inner}]"
+            return f"{self.use('model_response')}(\n{inner}{listed},\n{_INDENT * indent})"
+        response: ModelResponse = recorded
+        output = "[\n" + "".join(
+            f"{_INDENT * (indent + 3)}{self.item(item, indent + 3)},\n" for item in response.output
+        )
+        output += _INDENT * (indent + 2) + "]"
+        args = [output, self.usage(response.usage, indent + 2)]
+        if response.response_id is not None:
+            args.append(f"response_id={_literal(response.response_id, indent + 2, 12)}")
+        inner = _INDENT * (indent + 2)
+        built = (
+            f"{self.use('ModelResponse')}(\n"
+            + "".join(f"{inner}{arg},\n" for arg in args)
+            + _INDENT * (indent + 1)
+            + ")"
+        )
+        return (
+            f"{self.use('model_response')}(\n{_INDENT * (indent + 1)}{built},\n{_INDENT * indent})"
+        )
+
+
+def _is_plain_message(item: Mapping[str, Any]) -> bool:
+    content = item.get("content")
+    if item.get("type") != "message" or item.get("role") != "assistant":
+        return False
+    if set(item) - {"type", "role", "status", "content", "id"} or item.get("status") != "completed":
+        return False
+    if not _is_list(content) or len(content) != 1:
+        return False
+    part = content[0]
+    return (
+        _is_dict(part)
+        and set(part) == {"type", "text"}
+        and part["type"] == "output_text"
+        and isinstance(part["text"], str)
+    )
+
+
+def _is_plain_call(item: Mapping[str, Any]) -> bool:
+    return (
+        item.get("type") == "function_call"
+        and set(item)
+        == {"type", "name", "call_id", "id", "namespace", "status", "arguments", "provider_data"}
+        and item.get("provider_data") is None
+        and item.get("status") == "completed"
+        and all(isinstance(item.get(key), str) for key in ("name", "call_id", "id", "arguments"))
+    )
+
+
+def _script_source(recording: Recording) -> str:
+    writer = _Writer()
+    steps: list[str] = []
+    for exchange in recording.exchanges:
+        how = "streamed" if exchange.streamed else "not streamed"
+        steps.append(
+            f"{_INDENT}# call #{exchange.index + 1}: {exchange.method} {exchange.path} "
+            f"({exchange.wire_format}, {how}, HTTP {exchange.status})\n"
+            f"{_INDENT}{writer.step(exchange.step, 1)},\n"
+        )
+    requests = "".join(
+        f"{_INDENT}# call #{exchange.index + 1}\n{_INDENT}{_literal(exchange.request, 1)},\n"
+        for exchange in recording.exchanges
+    )
+    redacted = recording.redacted or ("nothing",)
+    header = (
+        '"""A model run recorded by agents-testing: review it, then edit it like any script.\n'
+        "\n"
+        f"{plural(len(recording.exchanges), 'model call')}. STEPS holds the step each call got, "
+        "REQUESTS what\neach call sent. Replay it with agents_testing.Replay.load(this file); "
+        "record it\nagain with pytest --agents-testing-record.\n"
+        "\n"
+        f"Redacted (each secret replaced with {REDACTED!r}):\n"
+        + "".join(f"- {line}\n" for line in redacted)
+        + '"""\n'
+    )
+    names = sorted(writer.names, key=lambda name: (name[0].islower(), name))
+    imports = f"from agents_testing import {', '.join(names)}\n"
+    if len(imports) > 89:
+        imports = (
+            "from agents_testing import (\n"
+            + "".join(f"{_INDENT}{name},\n" for name in names)
+            + ")\n"
+        )
+    if not names:
+        imports = ""
+    return f"{header}\n{imports}\nSTEPS = [\n{''.join(steps)}]\n\nREQUESTS = [\n{requests}]\n"
+
+
+# -- replay --------------------------------------------------------------------------------
+
+_SEGMENT = re.compile(r'\[(\d+|\*)\]|\["((?:[^"\\]|\\.)*)"\]|([^.\[\]]+)')
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_MISSING: Any = object()
+
+
+def _path_text(segments: Sequence[str | int]) -> str:
+    text = ""
+    for segment in segments:
+        if isinstance(segment, int):
+            text += f"[{segment}]"
+        elif _NAME.fullmatch(segment):
+            text += f".{segment}" if text else segment
+        else:
+            text += f"[{json.dumps(segment)}]"
+    return text
+
+
+def _parse_pattern(pattern: str, position: int) -> tuple[str | int | None, ...]:
+    """Parse an ignore path; ``None`` stands for ``*``, any one key or index."""
+    segments: list[str | int | None] = []
+    rest = pattern.strip()
+    while rest:
+        rest = rest.removeprefix(".")
+        match = _SEGMENT.match(rest)
+        if match is None or not rest:
+            raise ValueError(
+                f"ignore[{position}] {pattern!r} is not a field path; write one like "
+                "'metadata.timestamp' or 'input[*].id'"
+            )
+        index, quoted, name = match.groups()
+        if index is not None:
+            segments.append(None if index == "*" else int(index))
+        elif quoted is not None:
+            segments.append(json.loads(f'"{quoted}"'))
+        else:
+            segments.append(None if name == "*" else name)
+        rest = rest[match.end() :]
+    if not segments:
+        raise ValueError(f"ignore[{position}] is empty; name a field such as 'metadata.timestamp'")
+    return tuple(segments)
+
+
+class _Comparison:
+    def __init__(self, ignore: Iterable[ReplayIgnore]) -> None:
+        self._patterns: list[tuple[str | int | None, ...]] = []
+        self._functions: list[Callable[[str, Any, Any], bool]] = []
+        for position, entry in enumerate(_iterable(ignore, "ignore")):
+            if isinstance(entry, str):
+                self._patterns.append(_parse_pattern(entry, position))
+            elif callable(entry):
+                self._functions.append(cast("Callable[[str, Any, Any], bool]", entry))
+            else:
+                raise TypeError(
+                    f"ignore[{position}] must be a field path (str) or a function of "
+                    f"(path, recorded, sent), got {type_name(entry)}"
+                )
+
+    def _ignored(self, segments: tuple[str | int, ...], recorded: Any, sent: Any) -> bool:
+        for pattern in self._patterns:
+            if len(pattern) <= len(segments) and all(
+                want is None or want == got for want, got in zip(pattern, segments, strict=False)
+            ):
+                return True
+        path = _path_text(segments)
+        return any(
+            function(
+                path, None if recorded is _MISSING else recorded, None if sent is _MISSING else sent
+            )
+            for function in self._functions
+        )
+
+    def first_difference(
+        self, recorded: Any, sent: Any, segments: tuple[str | int, ...] = ()
+    ) -> tuple[str, Any, Any, ReplayDriftReason] | None:
+        if segments and self._ignored(segments, recorded, sent):
+            return None
+        if recorded is _MISSING or sent is _MISSING:
+            reason: ReplayDriftReason = "missing" if sent is _MISSING else "added"
+            shown_recorded = None if recorded is _MISSING else recorded
+            shown_sent = None if sent is _MISSING else sent
+            return _path_text(segments), shown_recorded, shown_sent, reason
+        if _is_dict(recorded) and _is_dict(sent):
+            before, after = recorded, sent
+            for key in [*before, *(key for key in after if key not in before)]:
+                found = self.first_difference(
+                    before.get(key, _MISSING), after.get(key, _MISSING), (*segments, key)
+                )
+                if found is not None:
+                    return found
+            return None
+        if _is_list(recorded) and _is_list(sent):
+            before_list, after_list = recorded, sent
+            for index in range(max(len(before_list), len(after_list))):
+                found = self.first_difference(
+                    before_list[index] if index < len(before_list) else _MISSING,
+                    after_list[index] if index < len(after_list) else _MISSING,
+                    (*segments, index),
+                )
+                if found is not None:
+                    return found
+            return None
+        if type(recorded) is not type(sent) or recorded != sent:
+            return _path_text(segments), recorded, sent, "changed"
+        return None
+
+
+class Replay:
+    """Serve recorded steps as a script, and check each request against the recorded one.
+
+    ``model`` is an ordinary ``ScriptedModel``: serve it with ``ScriptedServer`` (or any
+    adapter). Each call's JSON body (and path) is compared with the recorded request of its
+    step; the first difference fails the call with HTTP 400 (which clients do not retry) and
+    is kept, so ``assert_complete()`` raises it as a ``ReplayRequestDriftError`` even if the
+    code under test swallowed the HTTP error.
+
+    Args:
+        steps: the recorded steps (a script's ``STEPS``).
+        requests: what each step's request looked like (a script's ``REQUESTS``).
+        ignore: fields not compared: paths such as ``"metadata.timestamp"`` or
+            ``"input[*].id"`` (``*`` is any one key or index), or functions of
+            ``(path, recorded, sent)`` that return True to skip a field.
+        redact: the patterns the recording redacted, so the request sent is compared (and
+            shown) redacted the same way.
+    """
+
+    def __init__(
+        self,
+        steps: Iterable[ScriptedModelInput],
+        requests: Iterable[Mapping[str, Any]],
+        *,
+        ignore: Iterable[ReplayIgnore] = (),
+        redact: Iterable[RedactPattern] = (),
+    ) -> None:
+        step_list = _iterable(steps, "steps")
+        self._requests: list[Mapping[str, Any]] = []
+        for position, request in enumerate(_iterable(requests, "requests")):
+            if not isinstance(request, Mapping):
+                raise TypeError(
+                    f"requests[{position}] must be a mapping with 'path' and 'body', "
+                    f"got {type_name(request)}"
+                )
+            self._requests.append(cast("Mapping[str, Any]", request))
+        self._comparison = _Comparison(ignore)
+        self._redactor = Redactor(redact)
+        self._lock = threading.Lock()
+        self._drifts: list[ReplayRequestDriftError] = []
+        self.model: ScriptedModel = ScriptedModel(
+            [self._checked(position, step) for position, step in enumerate(step_list)]
+        )
+
+    @classmethod
+    def load(
+        cls,
+        path: str | Path,
+        *,
+        ignore: Iterable[ReplayIgnore] = (),
+        redact: Iterable[RedactPattern] = (),
+    ) -> Replay:
+        """Load a recorded script file and replay its ``STEPS`` against its ``REQUESTS``."""
+        module = load_recording(path)
+        return cls(module.STEPS, module.REQUESTS, ignore=ignore, redact=redact)
+
+    def __repr__(self) -> str:
+        return f"<Replay steps={len(self._requests)} drifts={len(self._drifts)}>"
+
+    @property
+    def drifts(self) -> tuple[ReplayRequestDriftError, ...]:
+        """Return every request difference found so far, in call order."""
+        with self._lock:
+            return tuple(self._drifts)
+
+    def assert_complete(self) -> None:
+        """Fail on the first request that drifted, then on the model's unused steps."""
+        with self._lock:
+            first = self._drifts[0] if self._drifts else None
+        if first is not None:
+            raise first._fresh() from first  # pyright: ignore[reportPrivateUsage]
+        self.model.assert_complete()
+
+    def __enter__(self) -> Replay:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if exc_type is None:
+            self.assert_complete()
+
+    async def __aenter__(self) -> Replay:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if exc_type is None:
+            self.assert_complete()
+
+    def _check(self, position: int, call: RecordedModelCall) -> None:
+        drift = self._drift(position, call)
+        if drift is None:
+            return
+        with self._lock:
+            self._drifts.append(drift)
+        # The model keeps it too, so whatever checks the model (leaving ScriptedServer's
+        # block, a fixture) fails on the drift rather than on the steps it left unused.
+        self.model._violations.append(drift)  # pyright: ignore[reportPrivateUsage]
+        # A 400 is not retried by the clients: the run stops at the first drift.
+        raise ScriptedHTTPError(400, f"agents-testing: {drift}", error_type="invalid_request_error")
+
+    def _drift(self, position: int, call: RecordedModelCall) -> ReplayRequestDriftError | None:
+        if position >= len(self._requests):
+            return ReplayRequestDriftError(call.index, "", reason="no_recorded_request")
+        recorded = self._requests[position]
+        extra = call.request.extra
+        sent_path = f"{extra.get('method', 'POST')} {extra.get('path')}"
+        recorded_path = f"{recorded.get('method', 'POST')} {recorded.get('path')}"
+        if "body" not in extra:
+            return ReplayRequestDriftError(
+                call.index, "", recorded_path, "a call that did not come over the wire"
+            )
+        if extra.get("path") != recorded.get("path"):
+            return ReplayRequestDriftError(call.index, "", recorded_path, sent_path)
+        sent = self._redactor.value(extra["body"])
+        found = self._comparison.first_difference(_plain(recorded.get("body")), _plain(sent))
+        if found is None:
+            return None
+        path, recorded_value, sent_value, reason = found
+        return ReplayRequestDriftError(call.index, path, recorded_value, sent_value, reason)
+
+    def _checked(self, position: int, step: Any) -> Any:
+        step = _normalized(step)
+        kind = step.get("type")
+        if kind == "stream":
+            events = list(step["events"])
+
+            def stream(call: RecordedModelCall) -> Any:
+                self._check(position, call)
+                return events
+
+            return model_stream_responder(stream)
+        if kind == "error":
+            error: BaseException = step["error"]
+
+            def fail(call: RecordedModelCall) -> Any:
+                self._check(position, call)
+                raise error
+
+            return model_responder(fail)
+        if kind == "responder":
+            respond = step["respond"]
+
+            def computed(call: RecordedModelCall) -> Any:
+                self._check(position, call)
+                return respond(call)
+
+            return model_responder(computed)
+        if kind == "stream_responder":
+            respond_stream = step["respond"]
+
+            def computed_stream(call: RecordedModelCall) -> Any:
+                self._check(position, call)
+                return respond_stream(call)
+
+            return model_stream_responder(computed_stream)
+        response = step["response"]
+
+        def answer(call: RecordedModelCall) -> Any:
+            self._check(position, call)
+            return response
+
+        return model_responder(answer)
+
+
+def _normalized(step: Any) -> dict[str, Any]:
+    if isinstance(step, (list, ModelResponse)):
+        return {"type": "response", "response": step}
+    if isinstance(step, Mapping):
+        mapping = cast("Mapping[str, Any]", step)
+        if "type" in mapping:
+            return dict(mapping)
+        return {"type": "response", "response": mapping}
+    raise TypeError(
+        "each recorded step must be a list of output items, a ModelResponse or a step built "
+        f"by model_response(), model_error(), model_stream(), ...; got {type_name(step)}"
+    )
+
+
+def load_recording(path: str | Path) -> ModuleType:
+    """Import a recorded script file and return the module (``STEPS`` and ``REQUESTS``)."""
+    source = Path(path)
+    if not source.is_file():
+        raise FileNotFoundError(
+            f"no recorded script at {str(source)!r}: record it first (pytest "
+            "--agents-testing-record, or RecordingProxy and Recording.write)"
+        )
+    spec = importlib.util.spec_from_file_location(
+        f"_agents_testing_recording_{source.stem}", source
+    )
+    if spec is None or spec.loader is None:
+        raise ValueError(f"{str(source)!r} cannot be imported as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for name in ("STEPS", "REQUESTS"):
+        if not isinstance(getattr(module, name, None), list):
+            raise ValueError(
+                f"{str(source)!r} has no {name} list; a recorded script defines STEPS and "
+                "REQUESTS (record it again if it was edited by mistake)"
+            )
+    return module
