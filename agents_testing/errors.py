@@ -60,6 +60,8 @@ WireRequestReason = Literal[
     "invalid_body",
     "unknown_model",
     "unsupported_output",
+    "too_deep",
+    "script_error",
 ]
 
 InvalidScriptedSandboxStepReason = Literal[
@@ -822,6 +824,15 @@ _WIRE_HINTS: dict[str, str] = {
     "invalid_body": "send the fields the provider's API requires.",
     "unknown_model": "route this model name (or path) to a ScriptedModel, or fix the name.",
     "unsupported_output": "script only items this wire format can express.",
+    "too_deep": (
+        "send a body nested at most 256 levels deep: flatten the data the code under test "
+        "puts in the request."
+    ),
+    "script_error": (
+        "the script raised while answering this request (its exception is the __cause__): "
+        "fix the responder or stream, or the code under test if the script's assertion is "
+        "right. Script an HTTP error with model_error() or ScriptedHTTPError instead."
+    ),
 }
 
 

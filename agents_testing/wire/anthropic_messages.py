@@ -23,6 +23,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from .._deltas import text_deltas
 from ..items import ModelRequest, assistant_message, function_call
 from ._common import (
     InvalidBody,
@@ -220,9 +221,12 @@ def error_body(
 class StreamEncoder:
     """Turn core stream events into the Messages API's server-sent events."""
 
-    def __init__(self, *, number: str, body: Mapping[str, Any]) -> None:
+    def __init__(
+        self, *, number: str, body: Mapping[str, Any], text_delta_size: int | None = None
+    ) -> None:
         self._number = number
         self._body = body
+        self._delta_size = text_delta_size  # a plain step's text, cut as the core cuts it
         self._started = False
         self._open_text: int | None = None  # index of the text block now streaming
         self._texts = 0  # text blocks streamed as deltas
@@ -308,12 +312,13 @@ class StreamEncoder:
                         content_block={"type": "text", "text": ""},
                     )
                 )
-                chunks.append(
+                chunks.extend(
                     self._event(
                         "content_block_delta",
                         index=index,
-                        delta={"type": "text_delta", "text": block["text"]},
+                        delta={"type": "text_delta", "text": piece},
                     )
+                    for piece in text_deltas(block["text"], self._delta_size)
                 )
             else:
                 chunks.append(

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .._deltas import text_deltas
 from ..items import ModelRequest
 from ._common import (
     CREATED_AT,
@@ -213,9 +214,12 @@ def error_body(
 class StreamEncoder:
     """Turn core stream events into the Responses API's server-sent events."""
 
-    def __init__(self, *, number: str, body: Mapping[str, Any]) -> None:
+    def __init__(
+        self, *, number: str, body: Mapping[str, Any], text_delta_size: int | None = None
+    ) -> None:
         self._number = number
         self._body = body
+        self._delta_size = text_delta_size  # a plain step's text, cut as the core cuts it
         self._sequence = 0
         self._started = False
         self._open: dict[str, Any] | None = None  # the message whose text is streaming
@@ -376,15 +380,19 @@ class StreamEncoder:
                     )
                 )
                 if text is not None:
-                    chunks.append(
+                    pieces = (
+                        text_deltas(text, self._delta_size) if isinstance(text, str) else [text]
+                    )
+                    chunks.extend(
                         self._event(
                             "response.output_text.delta",
                             item_id=item_id,
                             output_index=index,
                             content_index=part_index,
-                            delta=text,
+                            delta=piece,
                             logprobs=[],
                         )
+                        for piece in pieces
                     )
                     chunks.append(
                         self._event(
