@@ -77,11 +77,13 @@ def test_a_body_too_deep_to_parse_is_a_recorded_400_that_takes_no_step(path: str
 @pytest.mark.parametrize("depth", [MAX_BODY_DEPTH, 600, 900])
 def test_a_deeply_nested_field_is_refused_not_a_retried_500(mode: str, depth: int) -> None:
     model = ScriptedModel([[assistant_message("never sent")]])
-    with OPENAI.connect(model, mode, max_retries=2) as (client, endpoint):
-        with pytest.raises(openai.BadRequestError) as caught:
-            client.responses.create(
-                model="gpt-test", input="hi", extra_body={"metadata": {"deep": nested(depth)}}
-            )
+    with (
+        OPENAI.connect(model, mode, max_retries=2) as (client, endpoint),
+        pytest.raises(openai.BadRequestError) as caught,
+    ):
+        client.responses.create(
+            model="gpt-test", input="hi", extra_body={"metadata": {"deep": nested(depth)}}
+        )
 
     assert "too deep" in str(caught.value)
     assert statuses(endpoint) == [400]  # not retried
@@ -114,6 +116,31 @@ def asserting_script() -> ScriptedModel:
     return ScriptedModel([model_responder(respond), [assistant_message("retried into a pass")]])
 
 
+def ask_openai(client: Any, prompt: str, *, stream: bool) -> None:
+    """The code under test: one Responses call, streamed or not."""
+    if not stream:
+        client.responses.create(model="gpt-test", input=prompt)
+        return
+    with client.responses.stream(model="gpt-test", input=prompt) as events:
+        list(events)
+
+
+def ask_anthropic(client: Any, prompt: str, *, stream: bool) -> None:
+    """The code under test: one Messages call, streamed or not."""
+    messages: Any = [{"role": "user", "content": prompt}]
+    if not stream:
+        client.messages.create(model="claude-test", max_tokens=16, messages=messages)
+        return
+    with client.messages.stream(model="claude-test", max_tokens=16, messages=messages) as events:
+        events.get_final_text()
+
+
+def chat_stream(client: Any) -> Any:
+    return client.chat.completions.create(
+        model="gpt-test", messages=[{"role": "user", "content": "hi"}], stream=True
+    )
+
+
 def check_script_error(endpoint: ScriptedEndpoint, model: ScriptedModel) -> None:
     assert statuses(endpoint) == [400]
     assert model.remaining_steps == 1
@@ -131,13 +158,11 @@ def check_script_error(endpoint: ScriptedEndpoint, model: ScriptedModel) -> None
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
 def test_openai_responses_client_does_not_retry_a_failed_assertion(mode: str, stream: bool) -> None:
     model = asserting_script()
-    with OPENAI.connect(model, mode, max_retries=2) as (client, endpoint):
-        with pytest.raises(openai.BadRequestError) as caught:
-            if stream:
-                with client.responses.stream(model="gpt-test", input="actual") as events:
-                    list(events)
-            else:
-                client.responses.create(model="gpt-test", input="actual")
+    with (
+        OPENAI.connect(model, mode, max_retries=2) as (client, endpoint),
+        pytest.raises(openai.BadRequestError) as caught,
+    ):
+        ask_openai(client, "actual", stream=stream)
 
     assert "wrong input" in str(caught.value)
     check_script_error(endpoint, model)
@@ -145,11 +170,13 @@ def test_openai_responses_client_does_not_retry_a_failed_assertion(mode: str, st
 
 def test_openai_chat_client_does_not_retry_a_failed_assertion(mode: str) -> None:
     model = asserting_script()
-    with OPENAI.connect(model, mode, max_retries=2) as (client, endpoint):
-        with pytest.raises(openai.BadRequestError):
-            client.chat.completions.create(
-                model="gpt-test", messages=[{"role": "user", "content": "actual"}]
-            )
+    with (
+        OPENAI.connect(model, mode, max_retries=2) as (client, endpoint),
+        pytest.raises(openai.BadRequestError),
+    ):
+        client.chat.completions.create(
+            model="gpt-test", messages=[{"role": "user", "content": "actual"}]
+        )
 
     check_script_error(endpoint, model)
 
@@ -157,16 +184,11 @@ def test_openai_chat_client_does_not_retry_a_failed_assertion(mode: str) -> None
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
 def test_anthropic_client_does_not_retry_a_failed_assertion(mode: str, stream: bool) -> None:
     model = asserting_script()
-    with ANTHROPIC.connect(model, mode, max_retries=2) as (client, endpoint):
-        with pytest.raises(anthropic.BadRequestError):
-            messages: Any = [{"role": "user", "content": "actual"}]
-            if stream:
-                with client.messages.stream(
-                    model="claude-test", max_tokens=16, messages=messages
-                ) as events:
-                    events.get_final_text()
-            else:
-                client.messages.create(model="claude-test", max_tokens=16, messages=messages)
+    with (
+        ANTHROPIC.connect(model, mode, max_retries=2) as (client, endpoint),
+        pytest.raises(anthropic.BadRequestError),
+    ):
+        ask_anthropic(client, "actual", stream=stream)
 
     check_script_error(endpoint, model)
 
@@ -185,9 +207,11 @@ def test_a_responder_bug_is_a_script_error_too(mode: str) -> None:
         return [assistant_message(call.request.input + 1)]  # TypeError: a bug in the test
 
     model = ScriptedModel([model_responder(respond), [assistant_message("retried")]])
-    with OPENAI.connect(model, mode, max_retries=2) as (client, endpoint):
-        with pytest.raises(openai.BadRequestError):
-            client.responses.create(model="gpt-test", input="hi")
+    with (
+        OPENAI.connect(model, mode, max_retries=2) as (client, endpoint),
+        pytest.raises(openai.BadRequestError),
+    ):
+        client.responses.create(model="gpt-test", input="hi")
 
     assert statuses(endpoint) == [400]
     error = expect_violation(endpoint, "script_error")
@@ -200,10 +224,11 @@ def test_a_stream_source_that_asserts_before_its_first_event_is_not_retried(mode
         return [{"type": "response_done", "response": {"output": [assistant_message("x")]}}]
 
     model = ScriptedModel([model_stream_responder(source), [assistant_message("retried")]])
-    with OPENAI.connect(model, mode, max_retries=2) as (client, endpoint):
-        with pytest.raises(openai.BadRequestError):
-            with client.responses.stream(model="gpt-test", input="actual") as events:
-                list(events)
+    with (
+        OPENAI.connect(model, mode, max_retries=2) as (client, endpoint),
+        pytest.raises(openai.BadRequestError),
+    ):
+        ask_openai(client, "actual", stream=True)
 
     check_script_error(endpoint, model)
 
@@ -214,12 +239,11 @@ def test_a_stream_source_that_asserts_midway_fails_the_stream_and_the_test(mode:
         raise AssertionError("the agent sent the wrong input")
 
     model = ScriptedModel([model_stream(source())])
-    with OPENAI.connect(model, mode, max_retries=2) as (client, endpoint):
-        with pytest.raises(openai.APIError) as caught:
-            stream = client.chat.completions.create(
-                model="gpt-test", messages=[{"role": "user", "content": "hi"}], stream=True
-            )
-            list(stream)
+    with (
+        OPENAI.connect(model, mode, max_retries=2) as (client, endpoint),
+        pytest.raises(openai.APIError) as caught,
+    ):
+        list(chat_stream(client))
 
     assert "wrong input" in str(caught.value)
     assert statuses(endpoint) == [200]  # the status went out with the first event
@@ -247,11 +271,13 @@ TEXT = "The weather in Tokyo is sunny."
 
 def test_openai_responses_stream_reads_a_plain_step_in_several_deltas(mode: str) -> None:
     model = ScriptedModel([[assistant_message(TEXT)]], text_delta_size=4)
-    with OPENAI.connect(model, mode) as (client, _):
-        # DSPy-like incremental reading: every text delta as it comes.
-        with client.responses.stream(model="gpt-test", input="hi") as events:
-            deltas = [event.delta for event in events if event.type == "response.output_text.delta"]
-            final = events.get_final_response()
+    # DSPy-like incremental reading: every text delta as it comes.
+    with (
+        OPENAI.connect(model, mode) as (client, _),
+        client.responses.stream(model="gpt-test", input="hi") as events,
+    ):
+        deltas = [event.delta for event in events if event.type == "response.output_text.delta"]
+        final = events.get_final_response()
 
     assert deltas == ["The ", "weat", "her ", "in T", "okyo", " is ", "sunn", "y."]
     assert "".join(deltas) == final.output_text == TEXT
@@ -260,12 +286,9 @@ def test_openai_responses_stream_reads_a_plain_step_in_several_deltas(mode: str)
 def test_openai_chat_stream_reads_a_plain_step_in_several_deltas(mode: str) -> None:
     model = ScriptedModel([[assistant_message(TEXT)]], text_delta_size=10)
     with OPENAI.connect(model, mode) as (client, _):
-        stream = client.chat.completions.create(
-            model="gpt-test", messages=[{"role": "user", "content": "hi"}], stream=True
-        )
         deltas = [
             chunk.choices[0].delta.content
-            for chunk in stream
+            for chunk in chat_stream(client)
             if chunk.choices and chunk.choices[0].delta.content
         ]
 
@@ -274,12 +297,14 @@ def test_openai_chat_stream_reads_a_plain_step_in_several_deltas(mode: str) -> N
 
 def test_anthropic_stream_reads_a_plain_step_in_several_deltas(mode: str) -> None:
     model = ScriptedModel([[assistant_message(TEXT)]], text_delta_size=8)
-    with ANTHROPIC.connect(model, mode) as (client, _):
-        with client.messages.stream(
+    with (
+        ANTHROPIC.connect(model, mode) as (client, _),
+        client.messages.stream(
             model="claude-test", max_tokens=64, messages=[{"role": "user", "content": "hi"}]
-        ) as events:
-            deltas = list(events.text_stream)
-            final = events.get_final_text()
+        ) as events,
+    ):
+        deltas = list(events.text_stream)
+        final = events.get_final_text()
 
     assert deltas == ["The weat", "her in T", "okyo is ", "sunny."]
     assert "".join(deltas) == final == TEXT
