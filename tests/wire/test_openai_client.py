@@ -577,17 +577,46 @@ def loop_threads() -> set[threading.Thread]:
     return {t for t in threading.enumerate() if t.name == "agents-testing-wire-stream"}
 
 
-def test_sync_transport_stops_its_loop_thread_when_the_client_closes() -> None:
+def test_sync_transport_serves_in_the_client_thread_and_closes_its_loop() -> None:
+    source = ThreeDeltas()
+    model = ScriptedModel([[assistant_message("one")], model_stream(source.events())])
+    transport = scripted_transport(model)
+    before = set(threading.enumerate())
+    request = {"model": "gpt-test", "input": "hi"}
+
+    with httpx.Client(transport=transport) as client:
+        client.post("http://scripted.invalid/v1/responses", json=request)
+        # A stream the client leaves open, after reading its first chunk.
+        response = client.send(
+            client.build_request(
+                "POST", "http://scripted.invalid/v1/responses", json={**request, "stream": True}
+            ),
+            stream=True,
+        )
+        next(response.iter_bytes())
+        started = set(threading.enumerate()) - before
+        open_before_close = not source.closed
+
+    # No thread served the requests, and closing the client closed the open stream's source.
+    assert started == set()
+    assert open_before_close
+    assert source.closed
+    model.assert_complete()
+
+
+async def test_sync_client_inside_async_code_is_served_from_a_loop_thread() -> None:
     model = ScriptedModel([[assistant_message("one")], [assistant_message("two")]])
     transport = scripted_transport(model)
     before = loop_threads()
     request = {"model": "gpt-test", "input": "hi"}
 
+    # A sync client called from a running loop: the transport cannot run a loop here.
     with httpx.Client(transport=transport) as client:
-        client.post("http://scripted.invalid/v1/responses", json=request)
-        client.post("http://scripted.invalid/v1/responses", json=request)
+        first = client.post("http://scripted.invalid/v1/responses", json=request)
+        second = client.post("http://scripted.invalid/v1/responses", json=request)
         started = loop_threads() - before
 
+    assert (first.status_code, second.status_code) == (200, 200)
     # One thread served both requests, and closing the client stopped it.
     assert len(started) == 1
     assert loop_threads() == before
