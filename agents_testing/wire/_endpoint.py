@@ -337,24 +337,21 @@ class ScriptedEndpoint:
         if model is None:
             return self._violation(exchange, "unknown_model", f"model={exchange.model!r}")
         module = exchange.module
+        extra = {
+            "wire_format": exchange.wire_format,
+            "path": exchange.path,
+            "body": body,
+            "raw_body": text,
+            "headers": {
+                lowered: value
+                for key, value in headers
+                if (lowered := key.lower()) not in SECRET_HEADERS
+            },
+        }
         try:
-            request: ModelRequest = module.parse_request(body)
+            request: ModelRequest = module.parse_request(body, extra=extra)
         except InvalidBody as error:
             return self._violation(exchange, "invalid_body", str(error))
-        request = dataclasses.replace(
-            request,
-            extra={
-                "wire_format": exchange.wire_format,
-                "path": exchange.path,
-                "body": body,
-                "raw_body": text,
-                "headers": {
-                    lowered: value
-                    for key, value in headers
-                    if (lowered := key.lower()) not in SECRET_HEADERS
-                },
-            },
-        )
         if exchange.stream:
             return await self._stream(exchange, model, request, body)
         try:
@@ -366,7 +363,8 @@ class ScriptedEndpoint:
                 model._raised_by_error_step(error, request)  # pyright: ignore[reportPrivateUsage]
             )
             return self._failure(exchange, error, scripted=scripted)
-        number = call_number(response, len(model.calls))
+        # Reading model.calls copies every record: only a response without an id needs it.
+        number = call_number(response, len(model.calls) if response.response_id is None else 0)
         try:
             rendered = module.render_response(
                 response.output, WireUsage.of(response.usage), number=number, body=body

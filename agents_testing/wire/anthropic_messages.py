@@ -56,8 +56,13 @@ _ERROR_TYPES = {
 }
 
 
-def parse_request(body: Mapping[str, Any]) -> ModelRequest:
-    """Translate a Messages request body into a normalized ``ModelRequest``."""
+def parse_request(
+    body: Mapping[str, Any], *, extra: dict[str, Any] | None = None
+) -> ModelRequest:
+    """Translate a Messages request body into a normalized ``ModelRequest``.
+
+    ``extra`` becomes the request's ``extra`` as it is (the endpoint's wire details).
+    """
     messages = body.get("messages")
     if not isinstance(messages, list):
         raise InvalidBody("'messages' must be a list of messages")
@@ -85,6 +90,7 @@ def parse_request(body: Mapping[str, Any]) -> ModelRequest:
         system_instructions=None if system is None else _text(system),
         model_settings={k: v for k, v in body.items() if k not in _NORMALIZED_KEYS},
         tools=list(as_list(tools)),
+        extra={} if extra is None else extra,
     )
 
 

@@ -57,8 +57,13 @@ _ERROR_TYPES = {
 }
 
 
-def parse_request(body: Mapping[str, Any]) -> ModelRequest:
-    """Translate a Responses request body into a normalized ``ModelRequest``."""
+def parse_request(
+    body: Mapping[str, Any], *, extra: dict[str, Any] | None = None
+) -> ModelRequest:
+    """Translate a Responses request body into a normalized ``ModelRequest``.
+
+    ``extra`` becomes the request's ``extra`` as it is (the endpoint's wire details).
+    """
     raw_input = body.get("input")
     if raw_input is None and body.get("prompt") is None:
         raise InvalidBody("the body has neither 'input' nor 'prompt'")
@@ -89,6 +94,7 @@ def parse_request(body: Mapping[str, Any]) -> ModelRequest:
         previous_response_id=previous if isinstance(previous, str) else None,
         conversation_id=conversation if isinstance(conversation, str) else None,
         prompt=body.get("prompt"),
+        extra={} if extra is None else extra,
     )
 
 
