@@ -15,7 +15,7 @@ from typing import Any
 
 from _harness import Row, compare, cpu_seconds
 
-from agents_testing import ScriptedModel, assistant_message, function_call, model_stream
+from agents_testing import ScriptedModel, function_call, model_stream
 
 GROUP = "wire"
 OPENAI_URL = "http://scripted.invalid/v1"
@@ -136,7 +136,9 @@ def canned(http: Any, sdk: str, step: Callable[[], Any], call: Callable[[Any], A
             chunks = list(response.stream)
             response.close()
             answers.append((response.status_code, list(response.headers.multi_items()), chunks))
-            return http.Response(response.status_code, headers=answers[-1][1], content=b"".join(chunks))
+            return http.Response(
+                response.status_code, headers=answers[-1][1], content=b"".join(chunks)
+            )
 
     client = Side(sdk, lambda _: None).client(Recording())
     call(client)
@@ -196,12 +198,54 @@ def request_rows(repeats: int, calls: int, stream_deltas: int) -> list[Row]:
     plain = lambda: [WEATHER]  # noqa: E731
     streamed = lambda: model_stream(deltas(stream_deltas))  # noqa: E731
     cases = [
-        ("openai responses.create, tool call", "openai", plain, responses_call, "/responses", "<= 1.1"),
-        ("openai chat.completions.create, tool call", "openai", plain, chat_call, "/chat/completions", "<= 1.1"),
-        ("anthropic messages.create, tool call", "anthropic", plain, anthropic_call, None, "<= 1.1"),
-        (f"Responses stream, {stream_deltas} deltas", "openai", streamed, responses_stream, "/responses", "<= 1.2"),
-        (f"Chat stream, {stream_deltas} deltas", "openai", streamed, chat_stream, "/chat/completions", "<= 1.2"),
-        (f"Anthropic stream, {stream_deltas} deltas", "anthropic", streamed, anthropic_stream, None, "<= 1.2"),
+        (
+            "openai responses.create, tool call",
+            "openai",
+            plain,
+            responses_call,
+            "/responses",
+            "<= 1.1",
+        ),
+        (
+            "openai chat.completions.create, tool call",
+            "openai",
+            plain,
+            chat_call,
+            "/chat/completions",
+            "<= 1.1",
+        ),
+        (
+            "anthropic messages.create, tool call",
+            "anthropic",
+            plain,
+            anthropic_call,
+            None,
+            "<= 1.1",
+        ),
+        (
+            f"Responses stream, {stream_deltas} deltas",
+            "openai",
+            streamed,
+            responses_stream,
+            "/responses",
+            "<= 1.2",
+        ),
+        (
+            f"Chat stream, {stream_deltas} deltas",
+            "openai",
+            streamed,
+            chat_stream,
+            "/chat/completions",
+            "<= 1.2",
+        ),
+        (
+            f"Anthropic stream, {stream_deltas} deltas",
+            "anthropic",
+            streamed,
+            anthropic_stream,
+            None,
+            "<= 1.2",
+        ),
     ]
     rows: list[Row] = []
     for measure, sdk, step, call, path, goal in cases:

@@ -57,9 +57,7 @@ _ERROR_TYPES = {
 }
 
 
-def parse_request(
-    body: Mapping[str, Any], *, extra: dict[str, Any] | None = None
-) -> ModelRequest:
+def parse_request(body: Mapping[str, Any], *, extra: dict[str, Any] | None = None) -> ModelRequest:
     """Translate a Responses request body into a normalized ``ModelRequest``.
 
     ``extra`` becomes the request's ``extra`` as it is (the endpoint's wire details).
