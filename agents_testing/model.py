@@ -1192,8 +1192,9 @@ def _automatic_events(response: ModelResponse, size: int | None) -> Iterable[Str
             text_part: Mapping[str, Any] = part  # pyright: ignore[reportUnknownVariableType]
             if text_part.get("type") != "output_text":
                 continue
-            text = text_part.get("text")
-            for piece in text_deltas(text, size) if isinstance(text, str) else [text]:
+            text: Any = text_part.get("text")  # the reference streams a missing text as is
+            pieces: list[Any] = text_deltas(text, size) if isinstance(text, str) else [text]
+            for piece in pieces:
                 delta: OutputTextDeltaEvent = {
                     "type": "output_text_delta",
                     "item_id": message.get("id"),

@@ -590,7 +590,7 @@ def _depth_beyond(text: str, body: dict[str, Any], limit: int) -> int | None:
     while stack:
         node, depth = stack.pop()
         deepest = max(deepest, depth)
-        children: Any = node.values() if type(node) is dict else node
+        children: Any = node.values() if type(node) is dict else node  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
         stack.extend((child, depth + 1) for child in children if type(child) in (dict, list))
     return deepest if deepest > limit else None
 

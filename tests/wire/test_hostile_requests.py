@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -40,7 +41,7 @@ HEADERS = st.lists(
     max_size=6,
 )
 # Bodies the three formats accept, to truncate, nest, inflate and mix with.
-VALID = [
+VALID: list[dict[str, Any]] = [
     {"model": "m", "input": "hi"},
     {"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 8},
 ]

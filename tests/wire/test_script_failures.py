@@ -204,7 +204,8 @@ async def test_async_openai_client_does_not_retry_a_failed_assertion(mode: str) 
 
 def test_a_responder_bug_is_a_script_error_too(mode: str) -> None:
     def respond(call: RecordedModelCall) -> list[Any]:
-        return [assistant_message(call.request.input + 1)]  # TypeError: a bug in the test
+        text: Any = call.request.input
+        return [assistant_message(text + 1)]  # TypeError: a bug in the test
 
     model = ScriptedModel([model_responder(respond), [assistant_message("retried")]])
     with (
