@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
+import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Coroutine, Iterator, Mapping
 from typing import Any, TypeVar
 
@@ -78,6 +79,10 @@ class _LoopThread:
         """Finish the loop's async generators, then stop the loop and its thread."""
         if self._loop.is_closed():
             return
+        if threading.current_thread() is self._thread:
+            # Closed from a step running on this loop: stop it once that step is done.
+            self._loop.call_soon(self._loop.stop)
+            return
         try:
             self.run(self._loop.shutdown_asyncgens())
             self.run(self._loop.shutdown_default_executor())
@@ -132,6 +137,15 @@ class _CallerLoop:
 
 
 _Runner = _LoopThread | _CallerLoop
+
+
+def _close_all(runners: list[_Runner], lock: threading.Lock) -> None:
+    """Close every loop in ``runners`` and forget them (the list is the transport's own)."""
+    with lock:
+        closing = list(runners)
+        runners.clear()
+    for runner in closing:
+        runner.close()
 
 
 async def _next_chunk(rest: AsyncGenerator[bytes, None]) -> bytes | None:
@@ -219,6 +233,8 @@ class ScriptedTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         self._local = threading.local()
         self._runners: list[_Runner] = []
         self._thread_runner: _LoopThread | None = None
+        # A client nobody closed still closes its loops once the transport is collected.
+        weakref.finalize(self, _close_all, self._runners, self._lock)
 
     def __repr__(self) -> str:
         return f"<ScriptedTransport requests={len(self.endpoint.requests)}>"
@@ -226,10 +242,8 @@ class ScriptedTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
     def close(self) -> None:
         """Close the event loops the sync requests ran on; ``httpx.Client`` calls this."""
         with self._lock:
-            runners, self._runners = self._runners, []
             self._thread_runner = None
-        for runner in runners:
-            runner.close()
+        _close_all(self._runners, self._lock)
 
     def _sync_loop(self) -> _Runner:
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import threading
 from typing import Any
@@ -638,3 +639,17 @@ def test_sync_transport_serves_again_after_its_client_closed() -> None:
 
     assert texts == ["one", "two"]
     model.assert_complete()
+
+
+def test_a_transport_nobody_closed_closes_its_loop_once_collected() -> None:
+    model = ScriptedModel([[assistant_message("one")]])
+    transport = scripted_transport(model)
+    client = httpx.Client(transport=transport)
+    client.post("http://scripted.invalid/v1/responses", json={"model": "gpt-test", "input": "hi"})
+    loops = [runner._loop for runner in transport._runners]  # pyright: ignore[reportPrivateUsage]
+
+    del client, transport
+    gc.collect()
+
+    assert len(loops) == 1
+    assert all(loop.is_closed() for loop in loops)  # no "unclosed event loop" warning later
