@@ -191,7 +191,7 @@ def per_call(side: Side, call: Callable[[Any], Any], calls: int) -> Callable[[],
     return sample
 
 
-def request_rows(repeats: int, calls: int, stream_deltas: int) -> list[Row]:
+def request_rows(repeats: int, calls: int, stream_calls: int, stream_deltas: int) -> list[Row]:
     import httpx
     import httpx2
 
@@ -251,14 +251,15 @@ def request_rows(repeats: int, calls: int, stream_deltas: int) -> list[Row]:
     for measure, sdk, step, call, path, goal in cases:
         http = httpx2 if sdk == "anthropic" else httpx
         answer = canned(http, sdk, step, call)
-        ours = per_call(Side(sdk, scripted(step)), call, calls)
+        count = stream_calls if step is streamed else calls
+        ours = per_call(Side(sdk, scripted(step)), call, count)
         rows.append(
             compare(
                 GROUP,
                 f"{measure} (per request)",
                 "httpx.MockTransport returning our bytes (floor)",
                 ours,
-                per_call(Side(sdk, floor(http, answer)), call, calls),
+                per_call(Side(sdk, floor(http, answer)), call, count),
                 repeats=repeats,
                 goal=goal,
             )
@@ -270,7 +271,7 @@ def request_rows(repeats: int, calls: int, stream_deltas: int) -> list[Row]:
                     f"{measure} (per request)",
                     "respx route returning our bytes",
                     ours,
-                    per_call(Side(sdk, respx_side(answer, path)), call, calls),
+                    per_call(Side(sdk, respx_side(answer, path)), call, count),
                     repeats=repeats,
                 )
             )
@@ -321,6 +322,6 @@ def long_script_row(repeats: int, steps: int, window: int) -> Row:
 def rows(quick: bool) -> list[Row]:
     repeats = 1 if quick else 7
     return [
-        *request_rows(repeats, 20 if quick else 300, 20 if quick else 200),
+        *request_rows(repeats, 20 if quick else 300, 5 if quick else 30, 20 if quick else 200),
         long_script_row(1 if quick else 3, 200 if quick else 10_000, 20 if quick else 100),
     ]
