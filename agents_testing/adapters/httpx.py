@@ -110,7 +110,27 @@ class _CallerLoop:
 
     def run(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
         """Run ``coroutine`` to its end on the loop, in this thread."""
-        return self._loop.run_until_complete(coroutine)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return self._loop.run_until_complete(coroutine)
+        # A stream requested outside async code, read inside it: this thread runs another
+        # loop now, so run this one in a helper thread for the step.
+        result: list[_T] = []
+        failure: list[BaseException] = []
+
+        def step() -> None:
+            try:
+                result.append(self._loop.run_until_complete(coroutine))
+            except BaseException as error:  # handed back to the calling thread
+                failure.append(error)
+
+        helper = threading.Thread(target=step, name="agents-testing-wire-step")
+        helper.start()
+        helper.join()
+        if failure:
+            raise failure[0]
+        return result[0]
 
     def close(self) -> None:
         """Finish the loop's async generators and worker threads, then close it."""

@@ -653,3 +653,26 @@ def test_a_transport_nobody_closed_closes_its_loop_once_collected() -> None:
 
     assert len(loops) == 1
     assert all(loop.is_closed() for loop in loops)  # no "unclosed event loop" warning later
+
+
+def test_a_sync_stream_requested_outside_async_code_can_be_read_inside_it() -> None:
+    model = ScriptedModel([model_stream([text_delta("one"), text_delta("two")])])
+    transport = scripted_transport(model)
+
+    with httpx.Client(transport=transport) as client:
+        request = client.build_request(
+            "POST",
+            "http://scripted.invalid/v1/responses",
+            json={"model": "gpt-test", "input": "hi", "stream": True},
+        )
+        response = client.send(request, stream=True)
+
+        async def read() -> bytes:  # sync reads from inside a running loop
+            return b"".join(response.iter_bytes())
+
+        body = asyncio.run(read())
+        response.close()
+
+    assert b'"delta":"one"' in body
+    assert b'"delta":"two"' in body
+    model.assert_complete()
