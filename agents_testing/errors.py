@@ -72,6 +72,8 @@ WireRequestReason = Literal[
     "unsupported_output",
     "malformed_request",
     "request_too_large",
+    "too_deep",
+    "script_error",
 ]
 
 InvalidScriptedSandboxStepReason = Literal[
@@ -839,6 +841,15 @@ _WIRE_HINTS: dict[str, str] = {
         "headers, and a body of exactly its Content-Length or in valid chunks."
     ),
     "request_too_large": ("send a smaller body, or raise ScriptedServer(max_body_bytes=...)."),
+    "too_deep": (
+        "send a body nested at most 256 levels deep: flatten the data the code under test "
+        "puts in the request."
+    ),
+    "script_error": (
+        "the script raised while answering this request (its exception is the __cause__): "
+        "fix the responder or stream, or the code under test if the script's assertion is "
+        "right. Script an HTTP error with model_error() or ScriptedHTTPError instead."
+    ),
 }
 
 

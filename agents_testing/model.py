@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar, cast
 from . import _describe
 from ._closing import close_source, in_flight
 from ._completion import CompletionContext
+from ._deltas import check_text_delta_size, text_deltas
 from ._records import detach_on_read, stored_value
 from ._sharing import snapshot_sharing
 from ._signals import is_aborted
@@ -678,9 +679,16 @@ class ScriptedModel(CompletionContext):
             ``ModelResponse``, a step from ``model_response``, ``model_error``,
             ``model_responder``, ``model_stream`` or ``model_stream_responder``, or the
             equivalent mapping. A malformed input raises ``InvalidScriptedModelStepError``.
+        text_delta_size: when a streamed call takes a plain step (``response`` or
+            ``responder``), cut each text part into ``output_text_delta`` events of at most
+            this many characters. ``None`` (the default) streams each text part as one
+            delta, as the reference does.
     """
 
-    def __init__(self, steps: Iterable[ScriptedModelInput] = ()) -> None:
+    def __init__(
+        self, steps: Iterable[ScriptedModelInput] = (), *, text_delta_size: int | None = None
+    ) -> None:
+        self._text_delta_size = check_text_delta_size(text_delta_size)
         script: Any = steps
         if isinstance(script, (Mapping, ModelResponse)) or not isinstance(script, Iterable):
             raise TypeError(
@@ -721,6 +729,11 @@ class ScriptedModel(CompletionContext):
     def last_call(self) -> RecordedModelCall | None:
         """Return the most recent recorded call, or ``None``."""
         return self._read_call(-1) if self._calls else None
+
+    @property
+    def text_delta_size(self) -> int | None:
+        """Return the most characters per automatic text delta (``None``: one per part)."""
+        return self._text_delta_size
 
     @property
     def remaining_steps(self) -> int:
@@ -893,6 +906,16 @@ class ScriptedModel(CompletionContext):
         self._violations.append(error)
         return error
 
+    def _raised_by_error_step(self, error: BaseException, request: ModelRequest) -> bool:
+        """Return whether an error step raised ``error`` for ``request``.
+
+        The wire endpoint answers such an error as scripted; an exception a responder
+        raised is a broken script instead.
+        """
+        with self._lock:
+            records = self._advice.get(id(error), ())
+            return any(record.request is request for record in records)
+
     def _remember_error(self, step: _Step, request: ModelRequest, *, streamed: bool) -> None:
         record = _AdviceRecord(request, streamed, step.advice)
         with self._lock:
@@ -1016,7 +1039,7 @@ class ScriptedModel(CompletionContext):
         _check_abort(request, index)
         response = self._normalize_response(result, index, recorded, require_response_id=True)
         _check_abort(request, index)
-        for event in _automatic_events(response):
+        for event in _automatic_events(response, self._text_delta_size):
             _check_abort(request, index)
             yield event
 
@@ -1155,7 +1178,7 @@ async def _iterate(source: Any) -> AsyncGenerator[Any, None]:
         await close_source(getattr(sync_iterator, "close", None), failure)
 
 
-def _automatic_events(response: ModelResponse) -> Iterable[StreamEvent]:
+def _automatic_events(response: ModelResponse, size: int | None) -> Iterable[StreamEvent]:
     yield {"type": "response_started"}
     for item in response.output:
         if not isinstance(item, Mapping):
@@ -1172,14 +1195,17 @@ def _automatic_events(response: ModelResponse) -> Iterable[StreamEvent]:
             text_part: Mapping[str, Any] = part  # pyright: ignore[reportUnknownVariableType]
             if text_part.get("type") != "output_text":
                 continue
-            delta: OutputTextDeltaEvent = {
-                "type": "output_text_delta",
-                "item_id": message.get("id"),
-                "delta": text_part.get("text"),  # type: ignore[typeddict-item]
-            }
-            if text_part.get("provider_data") is not None:
-                delta["provider_data"] = snapshot(text_part["provider_data"])
-            yield delta
+            text: Any = text_part.get("text")  # the reference streams a missing text as is
+            pieces: list[Any] = text_deltas(text, size) if isinstance(text, str) else [text]
+            for piece in pieces:
+                delta: OutputTextDeltaEvent = {
+                    "type": "output_text_delta",
+                    "item_id": message.get("id"),
+                    "delta": piece,
+                }
+                if text_part.get("provider_data") is not None:
+                    delta["provider_data"] = snapshot(text_part["provider_data"])
+                yield delta
     payload: Any = {
         "id": response.response_id,
         "request_id": response.request_id,

@@ -28,6 +28,7 @@ GROUPS = {
     "sandbox": "bench_sandbox",
     "realtime": "bench_realtime",
     "frameworks": "bench_frameworks",
+    "wire": "bench_wire",
     "import": "bench_import",
     "wire-server": "bench_wire_server",
     "mcp": "bench_mcp",

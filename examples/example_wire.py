@@ -24,11 +24,14 @@ import openai
 from openai.types.responses import FunctionToolParam, ResponseFunctionToolCall
 
 from agents_testing import (
+    RecordedModelCall,
     ScriptedHTTPError,
     ScriptedModel,
+    WireRequestError,
     assistant_message,
     function_call,
     model_error,
+    model_responder,
     model_stream,
 )
 from agents_testing.adapters.httpx import scripted_transport
@@ -164,3 +167,42 @@ def test_a_stream_that_waits_for_the_client() -> None:
                 gate.set()  # the first delta arrived while the stream was still running
 
     assert deltas == ["Thinking", "... done."]
+
+
+def test_a_plain_step_streamed_in_several_deltas() -> None:
+    # One keyword: each text of a plain step streams in deltas of at most 6 characters.
+    model = ScriptedModel([[assistant_message("It is sunny in Tokyo.")]], text_delta_size=6)
+
+    with ScriptedServer(model) as server:
+        client = openai.OpenAI(base_url=server.base_url, api_key="test-key")
+        # Read the stream incrementally, as DSPy's StreamListener or a token-by-token UI does.
+        with client.responses.stream(model="gpt-4.1", input="Weather?") as stream:
+            deltas = [event.delta for event in stream if event.type == "response.output_text.delta"]
+
+    assert deltas == ["It is ", "sunny ", "in Tok", "yo."]
+    model.assert_complete()
+
+
+def test_a_failed_assertion_in_a_responder_fails_the_test() -> None:
+    def answer(call: RecordedModelCall) -> list[Any]:
+        # Check what the agent sent; a wrong request must fail the test, not be retried.
+        assert call.request.input == "Weather in Tokyo?", "the agent asked something else"
+        return [assistant_message("It is sunny in Tokyo.")]
+
+    model = ScriptedModel([model_responder(answer)])
+    transport = scripted_transport(model)
+    client = openai.OpenAI(
+        base_url="http://scripted.invalid/v1",
+        api_key="test-key",
+        max_retries=2,
+        http_client=httpx.Client(transport=transport),  # type: ignore[arg-type]  # pyright: ignore[reportArgumentType]
+    )
+
+    # A 400 with x-should-retry: false, so the client does not retry it into a pass.
+    with pytest.raises(openai.BadRequestError, match="the agent asked something else"):
+        client.responses.create(model="gpt-4.1", input="Weather in Paris?")
+
+    with pytest.raises(WireRequestError) as failure:
+        transport.assert_complete()  # even if the code under test swallowed the error
+    assert failure.value.reason == "script_error"
+    assert isinstance(failure.value.__cause__, AssertionError)  # the responder's own failure

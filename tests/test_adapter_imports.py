@@ -96,6 +96,7 @@ MODEL_ADAPTER_CORE = [
     "agents_testing",
     "agents_testing._closing",
     "agents_testing._completion",
+    "agents_testing._deltas",
     "agents_testing._describe",
     "agents_testing._lazy",
     "agents_testing._records",

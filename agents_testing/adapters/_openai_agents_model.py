@@ -83,6 +83,7 @@ except ImportError as _missing:  # the import tests hide the framework to reach 
 
 from .. import items as _core
 from .._closing import close_source, in_flight
+from .._deltas import text_deltas
 from ..errors import InvalidScriptedModelOutputError, InvalidScriptedModelStepError
 from ..model import ScriptedModel, ScriptedModelStream
 
@@ -251,7 +252,7 @@ class _ScriptedAgentsModel(Model):
                 # nothing and lets every event carry the final item ids and indexes.
                 payload = await _response_done_payload(events)
                 response = self._converted(_completed_response, payload, call_index)
-                for sdk_event in _rendered_events(response):
+                for sdk_event in _rendered_events(response, self._model.text_delta_size):
                     yield sdk_event
         except BaseException as error:
             if isinstance(error, Exception):
@@ -577,8 +578,14 @@ async def _response_done_payload(events: AsyncIterator[_core.StreamEvent]) -> Ma
     return {}
 
 
-def _rendered_events(response: Response) -> Iterator[ResponseStreamEvent]:
-    """Render a completed response as the Responses stream that would have produced it."""
+def _rendered_events(
+    response: Response, text_delta_size: int | None
+) -> Iterator[ResponseStreamEvent]:
+    """Render a completed response as the Responses stream that would have produced it.
+
+    Each text goes out in the deltas the core cuts it into (one unless the model sets
+    ``text_delta_size``).
+    """
     sequence = itertools.count()
     yield ResponseCreatedEvent(
         type="response.created",
@@ -598,7 +605,7 @@ def _rendered_events(response: Response) -> Iterator[ResponseStreamEvent]:
             sequence_number=next(sequence),
         )
         if isinstance(item, ResponseOutputMessage):
-            yield from _message_events(item, output_index, sequence)
+            yield from _message_events(item, output_index, sequence, text_delta_size)
         elif isinstance(item, ResponseReasoningItem):
             yield from _reasoning_events(item, output_index, sequence)
         elif isinstance(item, ResponseFunctionToolCall):
@@ -705,7 +712,10 @@ def _reasoning_events(
 
 
 def _message_events(
-    message: ResponseOutputMessage, output_index: int, sequence: Iterator[int]
+    message: ResponseOutputMessage,
+    output_index: int,
+    sequence: Iterator[int],
+    text_delta_size: int | None,
 ) -> Iterator[ResponseStreamEvent]:
     for content_index, part in enumerate(message.content):
         where: dict[str, Any] = {
@@ -721,13 +731,16 @@ def _message_events(
                 **where,
             )
             logprobs = [entry.model_dump() for entry in part.logprobs or ()]
-            yield ResponseTextDeltaEvent(
-                type="response.output_text.delta",
-                delta=part.text,
-                logprobs=[DeltaLogprob.model_validate(entry) for entry in logprobs],
-                sequence_number=next(sequence),
-                **where,
-            )
+            for position, piece in enumerate(text_deltas(part.text, text_delta_size)):
+                # A part's scripted logprobs go out once, with its first delta.
+                shown = logprobs if position == 0 else []
+                yield ResponseTextDeltaEvent(
+                    type="response.output_text.delta",
+                    delta=piece,
+                    logprobs=[DeltaLogprob.model_validate(entry) for entry in shown],
+                    sequence_number=next(sequence),
+                    **where,
+                )
             yield ResponseTextDoneEvent(
                 type="response.output_text.done",
                 text=part.text,

@@ -8,9 +8,11 @@ client's ``http_client``::
     openai.OpenAI(base_url="http://scripted/v1", api_key="test",
                   http_client=httpx.Client(transport=scripted_transport(model)))
 
-A client reads a ``model_stream`` step's events as the scripted source yields them; a sync
-client's steps run on an event loop in a thread the transport starts at its first sync
-request and stops when the client is closed.
+A client reads a ``model_stream`` step's events as the scripted source yields them. A sync
+client's steps run on an event loop of the transport's, run in the client's own thread (one
+loop per thread, no thread hop per request or per chunk); a sync client called from inside
+a running event loop gets a loop in a thread the transport starts instead. Closing the
+client closes them all.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
+import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Coroutine, Iterator, Mapping
 from typing import Any, TypeVar
 
@@ -49,7 +52,7 @@ _T = TypeVar("_T")
 
 
 class _LoopThread:
-    """An event loop on a thread of its own, for sync clients reading streams as they come.
+    """An event loop on a thread of its own, for sync clients called inside a running loop.
 
     The scripted source may hold objects of the loop it started on, so every step of an
     exchange, from the request to the stream's close, runs on this one loop.
@@ -76,12 +79,93 @@ class _LoopThread:
         """Finish the loop's async generators, then stop the loop and its thread."""
         if self._loop.is_closed():
             return
+        if threading.current_thread() is self._thread:
+            # Closed from a step running on this loop: stop it once that step is done.
+            self._loop.call_soon(self._loop.stop)
+            return
         try:
             self.run(self._loop.shutdown_asyncgens())
+            self.run(self._loop.shutdown_default_executor())
         finally:
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join()
             self._loop.close()
+
+
+class _CallerLoop:
+    """An event loop run in the thread that calls: a sync client's own thread.
+
+    Running the loop where the client waits anyway costs a fraction of a hop to another
+    thread, per request and per streamed chunk. An exchange runs on the loop of the thread
+    that made the request, from its first step to its stream's close.
+    """
+
+    def __init__(self) -> None:
+        self._loop = asyncio.new_event_loop()
+
+    @property
+    def closed(self) -> bool:
+        """Return whether the loop was closed."""
+        return self._loop.is_closed()
+
+    def run(self, coroutine: Coroutine[Any, Any, _T]) -> _T:
+        """Run ``coroutine`` to its end on the loop, in this thread."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return self._loop.run_until_complete(coroutine)
+        # A stream requested outside async code, read inside it: this thread runs another
+        # loop now, so run this one in a helper thread for the step.
+        result: list[_T] = []
+        failure: list[BaseException] = []
+
+        def step() -> None:
+            try:
+                result.append(self._loop.run_until_complete(coroutine))
+            except BaseException as error:  # handed back to the calling thread
+                failure.append(error)
+
+        helper = threading.Thread(target=step, name="agents-testing-wire-step")
+        helper.start()
+        helper.join()
+        if failure:
+            raise failure[0]
+        return result[0]
+
+    def close(self) -> None:
+        """Finish the loop's async generators and worker threads, then close it."""
+        loop = self._loop
+        if loop.is_closed() or loop.is_running():
+            return  # a request of another thread is still running on it: it stays open
+
+        def finish() -> None:
+            try:
+                loop.run_until_complete(loop.shutdown_asyncgens())
+                loop.run_until_complete(loop.shutdown_default_executor())
+            finally:
+                loop.close()
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            finish()
+            return
+        # Closed from async code, where this thread cannot run another loop.
+        helper = threading.Thread(target=finish, name="agents-testing-wire-close")
+        helper.start()
+        helper.join()
+
+
+_Runner = _LoopThread | _CallerLoop
+
+
+def _close_all(runners: list[_Runner], lock: threading.Lock) -> None:
+    """Close every loop in ``runners`` and forget them (the list is the transport's own)."""
+    with lock:
+        closing = list(runners)
+        runners.clear()
+    for runner in closing:
+        runner.close()
 
 
 async def _next_chunk(rest: AsyncGenerator[bytes, None]) -> bytes | None:
@@ -102,7 +186,7 @@ def _chunk_stream_class(module: Any) -> Any:
             self,
             chunks: tuple[bytes, ...],
             rest: AsyncGenerator[bytes, None] | None = None,
-            runner: _LoopThread | None = None,
+            runner: _Runner | None = None,
         ) -> None:
             self._chunks = chunks
             self._rest = rest  # an exact stream's remaining chunks, produced as they are read
@@ -145,7 +229,7 @@ def _response(
     request: Any,
     response: WireResponse,
     rest: AsyncGenerator[bytes, None] | None = None,
-    runner: _LoopThread | None = None,
+    runner: _Runner | None = None,
 ) -> Any:
     # Answer in the request's own package: clients built on an httpx fork (the openai and
     # anthropic SDKs use httpx2) only accept that package's responses.
@@ -164,23 +248,39 @@ class ScriptedTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
             )
         self.endpoint = endpoint
         self._lock = threading.Lock()
-        self._runner: _LoopThread | None = None  # the sync requests' loop, started on demand
+        # The sync requests' loops, made on demand: one per calling thread, and one on a
+        # thread of its own for sync clients called inside a running loop.
+        self._local = threading.local()
+        self._runners: list[_Runner] = []
+        self._thread_runner: _LoopThread | None = None
+        # A client nobody closed still closes its loops once the transport is collected.
+        weakref.finalize(self, _close_all, self._runners, self._lock)
 
     def __repr__(self) -> str:
         return f"<ScriptedTransport requests={len(self.endpoint.requests)}>"
 
     def close(self) -> None:
-        """Stop the event loop thread the sync requests ran on; ``httpx.Client`` calls this."""
+        """Close the event loops the sync requests ran on; ``httpx.Client`` calls this."""
         with self._lock:
-            runner, self._runner = self._runner, None
-        if runner is not None:
-            runner.close()
+            self._thread_runner = None
+        _close_all(self._runners, self._lock)
 
-    def _sync_loop(self) -> _LoopThread:
+    def _sync_loop(self) -> _Runner:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            runner: _CallerLoop | None = getattr(self._local, "runner", None)
+            if runner is None or runner.closed:
+                runner = self._local.runner = _CallerLoop()
+                with self._lock:
+                    self._runners.append(runner)
+            return runner
+        # A sync client inside async code: this thread's loop is busy running that code.
         with self._lock:
-            if self._runner is None or self._runner.closed:
-                self._runner = _LoopThread()
-            return self._runner
+            if self._thread_runner is None or self._thread_runner.closed:
+                self._thread_runner = _LoopThread()
+                self._runners.append(self._thread_runner)
+            return self._thread_runner
 
     @property
     def requests(self) -> tuple[WireExchange, ...]:
@@ -194,8 +294,6 @@ class ScriptedTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         """Answer one request from a sync client."""
         body = request.read()
-        # The transport's own loop, even when the caller runs one: a sync client inside async
-        # code. One thread for all requests keeps a sync call's cost near a plain one's.
         runner = self._sync_loop()
         response, rest = runner.run(
             self.endpoint.open_async(

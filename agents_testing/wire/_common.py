@@ -158,4 +158,6 @@ def sse(data: Any, event: str | None = None) -> bytes:
     """Frame one server-sent event; ``data`` is JSON-encoded unless it is already a str."""
     text = data if isinstance(data, str) else dumps(data)
     head = f"event: {event}\n" if event is not None else ""
-    return f"{head}data: {text}\n\n".encode()
+    # A lone surrogate (JSON allows one, escaped) cannot be UTF-8: write it back as the
+    # JSON escape it came in as, rather than fail the stream.
+    return f"{head}data: {text}\n\n".encode("utf-8", "backslashreplace")

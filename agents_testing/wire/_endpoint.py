@@ -14,6 +14,7 @@ from typing import Any, cast
 
 from .._closing import close_source
 from ..errors import (
+    InvalidScriptedModelOutputError,
     InvalidScriptedModelStepError,
     ScriptedHTTPError,
     UnexpectedModelCallError,
@@ -54,7 +55,23 @@ _REQUEST_STATUS: dict[WireRequestReason, int] = {
     "invalid_body": 400,
     "unknown_model": 404,
     "unsupported_output": 500,
+    "too_deep": 400,
+    "script_error": 400,
 }
+
+# The deepest body the endpoint serves. Real requests nest a few dozen levels at most (a
+# JSON schema in a tool); recording, echoing and parsing deeper data would run into Python's
+# recursion limit at a depth that depends on the caller's stack, so refuse it at a fixed one.
+MAX_BODY_DEPTH = 256
+
+# Violations the model itself records: assert_complete() on the model raises them again.
+_MODEL_VIOLATIONS = (
+    UnexpectedModelCallError,
+    InvalidScriptedModelStepError,
+    InvalidScriptedModelOutputError,
+)
+# What a script raises that is no failure of its own: the process or the task is stopping.
+_STOPPING = (KeyboardInterrupt, SystemExit, GeneratorExit, asyncio.CancelledError)
 
 
 @dataclass(frozen=True)
@@ -129,14 +146,13 @@ class ScriptedEndpoint:
         )
         self._names = {key: model for key, model in routes.items() if not key.startswith("/")}
         self._lock = threading.Lock()
-        self._exchanges: list[WireExchange] = []
+        # One slot per request in arrival order, None until the request is answered.
+        self._slots: list[WireExchange | None] = []
+        self._answered = 0
         self._violations: list[WireRequestError] = []
-        self._next_index = 0
 
     def __repr__(self) -> str:
-        return (
-            f"<ScriptedEndpoint requests={len(self._exchanges)} violations={len(self._violations)}>"
-        )
+        return f"<ScriptedEndpoint requests={self._answered} violations={len(self._violations)}>"
 
     @property
     def models(self) -> tuple[ScriptedModel, ...]:
@@ -151,13 +167,16 @@ class ScriptedEndpoint:
     def requests(self) -> tuple[WireExchange, ...]:
         """Return every HTTP request answered so far, in arrival order."""
         with self._lock:
-            return tuple(self._exchanges)
+            slots = list(self._slots)
+        return tuple(record for record in slots if record is not None)
 
     def assert_complete(self) -> None:
         """Fail on the first request the endpoint could not serve, then check every model."""
         if self._violations:
             first = self._violations[0]
-            raise first._fresh() from first  # pyright: ignore[reportPrivateUsage]
+            # A script's own exception is the cause to show; a refused request has none.
+            fresh = first._fresh()  # pyright: ignore[reportPrivateUsage]
+            raise fresh from first.__cause__ or first
         for model in self.models:
             model.assert_complete()
 
@@ -215,44 +234,61 @@ class ScriptedEndpoint:
         error, one after it the format's in-stream failure.
         """
         with self._lock:
-            index = self._next_index
-            self._next_index += 1
+            index = len(self._slots)
+            # A slot per request, filled when it is answered: arrival order at O(1) a request.
+            self._slots.append(None)
         exchange = _Exchange(index, method.upper(), path.partition("?")[0])
         response = await self._serve(exchange, headers, body)
-        rest = exchange.rest
+        record = WireExchange(
+            index,
+            exchange.method,
+            exchange.path,
+            response.status,
+            exchange.wire_format,
+            exchange.model,
+            exchange.stream,
+        )
         with self._lock:
-            self._exchanges.append(
-                WireExchange(
-                    index=index,
-                    method=exchange.method,
-                    path=exchange.path,
-                    status=response.status,
-                    wire_format=exchange.wire_format,
-                    model=exchange.model,
-                    stream=exchange.stream,
-                )
-            )
-            self._exchanges.sort(key=lambda item: item.index)
-        return response, rest
+            self._slots[index] = record
+            self._answered += 1
+        return response, exchange.rest
 
     # -- internals -----------------------------------------------------------------------
 
     def _record(
-        self, exchange: _Exchange, reason: WireRequestReason, detail: str | None = None
+        self,
+        exchange: _Exchange,
+        reason: WireRequestReason,
+        detail: str | None = None,
+        cause: BaseException | None = None,
     ) -> WireRequestError:
         error = WireRequestError(reason, exchange.index, exchange.method, exchange.path, detail)
+        error.__cause__ = cause
         with self._lock:
             self._violations.append(error)
         return error
 
     def _violation(
-        self, exchange: _Exchange, reason: WireRequestReason, detail: str | None = None
+        self,
+        exchange: _Exchange,
+        reason: WireRequestReason,
+        detail: str | None = None,
+        cause: BaseException | None = None,
     ) -> WireResponse:
-        error = self._record(exchange, reason, detail)
-        status = _REQUEST_STATUS[reason]
-        module = exchange.module or openai_responses
-        body = module.error_body(status, f"agents-testing: {error}")
-        return _json_response(status, body, exchange.index, no_retry=True)
+        return _refusal(exchange, self._record(exchange, reason, detail, cause))
+
+    def _failure(
+        self, exchange: _Exchange, error: BaseException, *, scripted: bool
+    ) -> WireResponse:
+        """Answer a step that raised: its scripted HTTP error, or a broken script."""
+        if isinstance(error, _MODEL_VIOLATIONS):
+            # The model recorded this violation; assert_complete() raises it again.
+            module = exchange.module
+            body = module.error_body(400, f"agents-testing: {error}")
+            return _json_response(400, body, exchange.index, no_retry=True)
+        if scripted:
+            return _error_response(exchange.module, error, exchange.index)
+        return self._violation(exchange, "script_error", _error_summary(error), error)
 
     def _route(self, exchange: _Exchange, body: Mapping[str, Any]) -> ScriptedModel | None:
         for prefix, model in self._paths:
@@ -278,11 +314,22 @@ class ScriptedEndpoint:
         try:
             text = raw.decode("utf-8")
             parsed: Any = json.loads(text)
+        except RecursionError:
+            return self._violation(
+                exchange, "too_deep", f"the body nests more than {MAX_BODY_DEPTH} levels deep"
+            )
         except ValueError as error:
             return self._violation(exchange, "malformed_json", str(error))
         if not isinstance(parsed, dict):
             return self._violation(exchange, "malformed_json", "the body is not a JSON object")
         body = cast("dict[str, Any]", parsed)
+        depth = _depth_beyond(text, body, MAX_BODY_DEPTH)
+        if depth is not None:
+            return self._violation(
+                exchange,
+                "too_deep",
+                f"the body nests {depth} levels deep, more than the {MAX_BODY_DEPTH} served",
+            )
         model_name = body.get("model")
         exchange.model = model_name if isinstance(model_name, str) else None
         exchange.stream = body.get("stream") is True
@@ -290,31 +337,34 @@ class ScriptedEndpoint:
         if model is None:
             return self._violation(exchange, "unknown_model", f"model={exchange.model!r}")
         module = exchange.module
+        extra = {
+            "wire_format": exchange.wire_format,
+            "path": exchange.path,
+            "body": body,
+            "raw_body": text,
+            "headers": {
+                lowered: value
+                for key, value in headers
+                if (lowered := key.lower()) not in SECRET_HEADERS
+            },
+        }
         try:
-            request: ModelRequest = module.parse_request(body)
+            request: ModelRequest = module.parse_request(body, extra=extra)
         except InvalidBody as error:
             return self._violation(exchange, "invalid_body", str(error))
-        request = dataclasses.replace(
-            request,
-            extra={
-                "wire_format": exchange.wire_format,
-                "path": exchange.path,
-                "body": body,
-                "raw_body": text,
-                "headers": {
-                    key.lower(): value
-                    for key, value in headers
-                    if key.lower() not in SECRET_HEADERS
-                },
-            },
-        )
         if exchange.stream:
             return await self._stream(exchange, model, request, body)
         try:
             response = await model.get_response(request)
-        except Exception as error:
-            return _error_response(module, error, exchange.index)
-        number = call_number(response, len(model.calls))
+        except BaseException as error:
+            if isinstance(error, _STOPPING):
+                raise
+            scripted = isinstance(error, ScriptedHTTPError) or (
+                model._raised_by_error_step(error, request)  # pyright: ignore[reportPrivateUsage]
+            )
+            return self._failure(exchange, error, scripted=scripted)
+        # Reading model.calls copies every record: only a response without an id needs it.
+        number = call_number(response, len(model.calls) if response.response_id is None else 0)
         try:
             rendered = module.render_response(
                 response.output, WireUsage.of(response.usage), number=number, body=body
@@ -330,14 +380,14 @@ class ScriptedEndpoint:
         request: ModelRequest,
         body: Mapping[str, Any],
     ) -> WireResponse:
-        module = exchange.module
-        assert module is not None
         try:
             events = model.stream_response(request)
-        except Exception as error:
-            return _error_response(module, error, exchange.index)
+        except BaseException as error:
+            if isinstance(error, _STOPPING):
+                raise
+            return self._failure(exchange, error, scripted=isinstance(error, ScriptedHTTPError))
         progress = _Progress()
-        chunks = self._encode_stream(exchange, events, body, progress)
+        chunks = self._encode_stream(exchange, events, body, progress, model.text_delta_size)
         ready: list[bytes] = []
         try:
             async for chunk in chunks:
@@ -365,10 +415,13 @@ class ScriptedEndpoint:
         events: ScriptedModelStream,
         body: Mapping[str, Any],
         progress: _Progress,
+        text_delta_size: int | None,
     ) -> AsyncGenerator[bytes, None]:
         """Yield the stream's chunks as its events come; raise ``_Answer`` to answer instead."""
         module = exchange.module
-        encoder: Any = module.StreamEncoder(number=str(events.call_index + 1), body=body)
+        encoder: Any = module.StreamEncoder(
+            number=str(events.call_index + 1), body=body, text_delta_size=text_delta_size
+        )
         produced = finished = raw_seen = False
         try:
             try:
@@ -383,7 +436,8 @@ class ScriptedEndpoint:
                     if kind == "response_started":
                         out = encoder.start()
                     elif kind == "output_text_delta" and isinstance(delta, str):
-                        # An automatic stream repeats its text in response_done: stream it once.
+                        # An automatic stream repeats its text in response_done, where the
+                        # encoder streams it in the same deltas: stream it once, from there.
                         if not events.automatic:
                             item_id = event.get("item_id")
                             item_id = item_id if isinstance(item_id, str) else None
@@ -418,12 +472,23 @@ class ScriptedEndpoint:
                 violation = self._record(exchange, "unsupported_output", str(error))
                 for chunk in encoder.fail(500, f"agents-testing: {violation}"):
                     yield chunk
-            except Exception as error:
-                if not produced:
-                    raise _Answer(_error_response(module, error, exchange.index)) from None
-                status, message, error_type, code, _ = _error_fields(error)
-                for chunk in encoder.fail(status, message, error_type, code):
-                    yield chunk
+            except BaseException as error:
+                if isinstance(error, _STOPPING):
+                    raise
+                if _is_scripted(error, events.step_type) or isinstance(error, _MODEL_VIOLATIONS):
+                    if not produced:
+                        raise _Answer(self._failure(exchange, error, scripted=True)) from None
+                    status, message, error_type, code, _ = _error_fields(error)
+                    for chunk in encoder.fail(status, message, error_type, code):
+                        yield chunk
+                else:
+                    # A responder's bug or a failed assertion in the script: a test failure,
+                    # never an error a client may retry into a pass.
+                    failed = self._record(exchange, "script_error", _error_summary(error), error)
+                    if not produced:
+                        raise _Answer(_refusal(exchange, failed)) from None
+                    for chunk in encoder.fail(400, f"agents-testing: {failed}"):
+                        yield chunk
         except BaseException as error:
             # Answered with an HTTP error instead, cancelled, or closed by a client that
             # stopped reading: close the source, a close error only noted on what propagates.
@@ -486,8 +551,52 @@ def _json_response(
     return WireResponse(status, tuple(headers), (json.dumps(body).encode(),))
 
 
+def _refusal(exchange: _Exchange, error: WireRequestError) -> WireResponse:
+    """Answer a recorded violation with the format's error body; no client retries it."""
+    status = _REQUEST_STATUS[error.reason]
+    module = exchange.module or openai_responses
+    body = module.error_body(status, f"agents-testing: {error}")
+    return _json_response(status, body, exchange.index, no_retry=True)
+
+
+def _is_scripted(error: BaseException, step_type: str) -> bool:
+    """Return whether a step's exception is a failure the script meant to send.
+
+    ``ScriptedHTTPError`` anywhere, an error step's error, and what a scripted stream's
+    source raises (the documented way to fail a stream midway) are; a failed assertion
+    is a test failure, and so is anything else a responder raises (a bug in the test).
+    """
+    if isinstance(error, ScriptedHTTPError) or step_type == "error":
+        return True
+    return (
+        step_type in ("stream", "stream_responder")
+        and isinstance(error, Exception)
+        and not (isinstance(error, AssertionError))
+    )
+
+
+def _error_summary(error: BaseException, limit: int = 500) -> str:
+    text = f"{type(error).__name__}: {error}".strip()
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _depth_beyond(text: str, body: dict[str, Any], limit: int) -> int | None:
+    """Return how deep ``body`` nests if that is deeper than ``limit``, else ``None``."""
+    # Nesting needs an opening bracket per level: most bodies have too few to go deep.
+    if text.count("[") + text.count("{") <= limit:
+        return None
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(body, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        children: Any = node.values() if type(node) is dict else node  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        stack.extend((child, depth + 1) for child in children if type(child) in (dict, list))
+    return deepest if deepest > limit else None
+
+
 def _error_fields(
-    error: Exception,
+    error: BaseException,
 ) -> tuple[int, str, str | None, str | None, list[tuple[str, str]]]:
     if isinstance(error, ScriptedHTTPError):
         headers: list[tuple[str, str]] = []
@@ -500,11 +609,7 @@ def _error_fields(
     return 500, f"{type(error).__name__}: {error}", None, None, []
 
 
-def _error_response(module: Any, error: Exception, index: int) -> WireResponse:
-    if isinstance(error, (UnexpectedModelCallError, InvalidScriptedModelStepError)):
-        # The model recorded this violation; assert_complete() raises it again.
-        body = module.error_body(400, f"agents-testing: {error}")
-        return _json_response(400, body, index, no_retry=True)
+def _error_response(module: Any, error: BaseException, index: int) -> WireResponse:
     status, message, error_type, code, headers = _error_fields(error)
     body = module.error_body(status, message, error_type, code)
     return _json_response(status, body, index, extra=headers)

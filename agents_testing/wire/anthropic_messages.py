@@ -23,6 +23,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from .._deltas import text_deltas
 from ..items import ModelRequest, assistant_message, function_call
 from ._common import (
     InvalidBody,
@@ -55,8 +56,11 @@ _ERROR_TYPES = {
 }
 
 
-def parse_request(body: Mapping[str, Any]) -> ModelRequest:
-    """Translate a Messages request body into a normalized ``ModelRequest``."""
+def parse_request(body: Mapping[str, Any], *, extra: dict[str, Any] | None = None) -> ModelRequest:
+    """Translate a Messages request body into a normalized ``ModelRequest``.
+
+    ``extra`` becomes the request's ``extra`` as it is (the endpoint's wire details).
+    """
     messages = body.get("messages")
     if not isinstance(messages, list):
         raise InvalidBody("'messages' must be a list of messages")
@@ -84,6 +88,7 @@ def parse_request(body: Mapping[str, Any]) -> ModelRequest:
         system_instructions=None if system is None else _text(system),
         model_settings={k: v for k, v in body.items() if k not in _NORMALIZED_KEYS},
         tools=list(as_list(tools)),
+        extra={} if extra is None else extra,
     )
 
 
@@ -220,9 +225,12 @@ def error_body(
 class StreamEncoder:
     """Turn core stream events into the Messages API's server-sent events."""
 
-    def __init__(self, *, number: str, body: Mapping[str, Any]) -> None:
+    def __init__(
+        self, *, number: str, body: Mapping[str, Any], text_delta_size: int | None = None
+    ) -> None:
         self._number = number
         self._body = body
+        self._delta_size = text_delta_size  # a plain step's text, cut as the core cuts it
         self._started = False
         self._open_text: int | None = None  # index of the text block now streaming
         self._texts = 0  # text blocks streamed as deltas
@@ -308,12 +316,13 @@ class StreamEncoder:
                         content_block={"type": "text", "text": ""},
                     )
                 )
-                chunks.append(
+                chunks.extend(
                     self._event(
                         "content_block_delta",
                         index=index,
-                        delta={"type": "text_delta", "text": block["text"]},
+                        delta={"type": "text_delta", "text": piece},
                     )
+                    for piece in text_deltas(block["text"], self._delta_size)
                 )
             else:
                 chunks.append(

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .._deltas import text_deltas
 from ..items import ModelRequest, assistant_message, function_call
 from ._common import (
     CREATED_AT,
@@ -49,8 +50,11 @@ _ERROR_TYPES = {
 }
 
 
-def parse_request(body: Mapping[str, Any]) -> ModelRequest:
-    """Translate a Chat Completions request body into a normalized ``ModelRequest``."""
+def parse_request(body: Mapping[str, Any], *, extra: dict[str, Any] | None = None) -> ModelRequest:
+    """Translate a Chat Completions request body into a normalized ``ModelRequest``.
+
+    ``extra`` becomes the request's ``extra`` as it is (the endpoint's wire details).
+    """
     messages = body.get("messages")
     if not isinstance(messages, list):
         raise InvalidBody("'messages' must be a list of messages")
@@ -83,6 +87,7 @@ def parse_request(body: Mapping[str, Any]) -> ModelRequest:
         system_instructions="\n\n".join(system) if system else None,
         model_settings={k: v for k, v in body.items() if k not in _NORMALIZED_KEYS},
         tools=list(as_list(tools)),
+        extra={} if extra is None else extra,
     )
 
 
@@ -201,9 +206,12 @@ def error_body(
 class StreamEncoder:
     """Turn core stream events into ``chat.completion.chunk`` server-sent events."""
 
-    def __init__(self, *, number: str, body: Mapping[str, Any]) -> None:
+    def __init__(
+        self, *, number: str, body: Mapping[str, Any], text_delta_size: int | None = None
+    ) -> None:
         self._number = number
         self._body = body
+        self._delta_size = text_delta_size  # a plain step's text, cut as the core cuts it
         options = as_mapping(body.get("stream_options"))
         self._include_usage = options is not None and options.get("include_usage") is True
         self._started = False
@@ -251,7 +259,9 @@ class StreamEncoder:
             remaining = list(output)
         text, calls = _split(remaining)
         if text:
-            chunks.append(self._chunk({"content": text}))
+            chunks += [
+                self._chunk({"content": piece}) for piece in text_deltas(text, self._delta_size)
+            ]
         for index, call in enumerate(calls):
             chunks.append(
                 self._chunk(

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .._deltas import text_deltas
 from ..items import ModelRequest
 from ._common import (
     CREATED_AT,
@@ -56,8 +57,11 @@ _ERROR_TYPES = {
 }
 
 
-def parse_request(body: Mapping[str, Any]) -> ModelRequest:
-    """Translate a Responses request body into a normalized ``ModelRequest``."""
+def parse_request(body: Mapping[str, Any], *, extra: dict[str, Any] | None = None) -> ModelRequest:
+    """Translate a Responses request body into a normalized ``ModelRequest``.
+
+    ``extra`` becomes the request's ``extra`` as it is (the endpoint's wire details).
+    """
     raw_input = body.get("input")
     if raw_input is None and body.get("prompt") is None:
         raise InvalidBody("the body has neither 'input' nor 'prompt'")
@@ -88,6 +92,7 @@ def parse_request(body: Mapping[str, Any]) -> ModelRequest:
         previous_response_id=previous if isinstance(previous, str) else None,
         conversation_id=conversation if isinstance(conversation, str) else None,
         prompt=body.get("prompt"),
+        extra={} if extra is None else extra,
     )
 
 
@@ -213,9 +218,12 @@ def error_body(
 class StreamEncoder:
     """Turn core stream events into the Responses API's server-sent events."""
 
-    def __init__(self, *, number: str, body: Mapping[str, Any]) -> None:
+    def __init__(
+        self, *, number: str, body: Mapping[str, Any], text_delta_size: int | None = None
+    ) -> None:
         self._number = number
         self._body = body
+        self._delta_size = text_delta_size  # a plain step's text, cut as the core cuts it
         self._sequence = 0
         self._started = False
         self._open: dict[str, Any] | None = None  # the message whose text is streaming
@@ -376,15 +384,19 @@ class StreamEncoder:
                     )
                 )
                 if text is not None:
-                    chunks.append(
+                    pieces = (
+                        text_deltas(text, self._delta_size) if isinstance(text, str) else [text]
+                    )
+                    chunks.extend(
                         self._event(
                             "response.output_text.delta",
                             item_id=item_id,
                             output_index=index,
                             content_index=part_index,
-                            delta=text,
+                            delta=piece,
                             logprobs=[],
                         )
+                        for piece in pieces
                     )
                     chunks.append(
                         self._event(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import threading
 from typing import Any
@@ -577,17 +578,46 @@ def loop_threads() -> set[threading.Thread]:
     return {t for t in threading.enumerate() if t.name == "agents-testing-wire-stream"}
 
 
-def test_sync_transport_stops_its_loop_thread_when_the_client_closes() -> None:
+def test_sync_transport_serves_in_the_client_thread_and_closes_its_loop() -> None:
+    source = ThreeDeltas()
+    model = ScriptedModel([[assistant_message("one")], model_stream(source.events())])
+    transport = scripted_transport(model)
+    before = set(threading.enumerate())
+    request = {"model": "gpt-test", "input": "hi"}
+
+    with httpx.Client(transport=transport) as client:
+        client.post("http://scripted.invalid/v1/responses", json=request)
+        # A stream the client leaves open, after reading its first chunk.
+        response = client.send(
+            client.build_request(
+                "POST", "http://scripted.invalid/v1/responses", json={**request, "stream": True}
+            ),
+            stream=True,
+        )
+        next(response.iter_bytes())
+        started = set(threading.enumerate()) - before
+        open_before_close = not source.closed
+
+    # No thread served the requests, and closing the client closed the open stream's source.
+    assert started == set()
+    assert open_before_close
+    assert source.closed
+    model.assert_complete()
+
+
+async def test_sync_client_inside_async_code_is_served_from_a_loop_thread() -> None:
     model = ScriptedModel([[assistant_message("one")], [assistant_message("two")]])
     transport = scripted_transport(model)
     before = loop_threads()
     request = {"model": "gpt-test", "input": "hi"}
 
+    # A sync client called from a running loop: the transport cannot run a loop here.
     with httpx.Client(transport=transport) as client:
-        client.post("http://scripted.invalid/v1/responses", json=request)
-        client.post("http://scripted.invalid/v1/responses", json=request)
+        first = client.post("http://scripted.invalid/v1/responses", json=request)
+        second = client.post("http://scripted.invalid/v1/responses", json=request)
         started = loop_threads() - before
 
+    assert (first.status_code, second.status_code) == (200, 200)
     # One thread served both requests, and closing the client stopped it.
     assert len(started) == 1
     assert loop_threads() == before
@@ -608,4 +638,41 @@ def test_sync_transport_serves_again_after_its_client_closed() -> None:
             texts.append(client.responses.create(model="gpt-test", input="hi").output_text)
 
     assert texts == ["one", "two"]
+    model.assert_complete()
+
+
+def test_a_transport_nobody_closed_closes_its_loop_once_collected() -> None:
+    model = ScriptedModel([[assistant_message("one")]])
+    transport = scripted_transport(model)
+    client = httpx.Client(transport=transport)
+    client.post("http://scripted.invalid/v1/responses", json={"model": "gpt-test", "input": "hi"})
+    loops = [runner._loop for runner in transport._runners]  # pyright: ignore[reportPrivateUsage]
+
+    del client, transport
+    gc.collect()
+
+    assert len(loops) == 1
+    assert all(loop.is_closed() for loop in loops)  # no "unclosed event loop" warning later
+
+
+def test_a_sync_stream_requested_outside_async_code_can_be_read_inside_it() -> None:
+    model = ScriptedModel([model_stream([text_delta("one"), text_delta("two")])])
+    transport = scripted_transport(model)
+
+    with httpx.Client(transport=transport) as client:
+        request = client.build_request(
+            "POST",
+            "http://scripted.invalid/v1/responses",
+            json={"model": "gpt-test", "input": "hi", "stream": True},
+        )
+        response = client.send(request, stream=True)
+
+        async def read() -> bytes:  # sync reads from inside a running loop
+            return b"".join(response.iter_bytes())
+
+        body = asyncio.run(read())
+        response.close()
+
+    assert b'"delta":"one"' in body
+    assert b'"delta":"two"' in body
     model.assert_complete()

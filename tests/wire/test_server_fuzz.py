@@ -62,8 +62,8 @@ def bodies(draw: st.DrawFn, path: str) -> bytes:
     if kind == "json":
         return json.dumps(draw(JSON)).encode()
     if kind == "nested":
-        # Deep, but below the depth the endpoint itself refuses (see the xfail test below).
-        depth = draw(st.integers(1, 300))
+        # Any depth: the endpoint refuses past 256 levels (see the test below).
+        depth = draw(st.integers(1, 1_200))
         opener, closer = draw(st.sampled_from([("[", "]"), ('{"a":', "}")]))
         nested = opener * depth + "1" + closer * depth
         return ('{"model": "m", "input": "hi", "metadata": ' + nested + "}").encode()
@@ -193,11 +193,6 @@ def test_any_bytes_get_a_safe_answer_and_refusals_use_no_step(
 
 
 @pytest.mark.parametrize("depth", [600, 1_000, 10_000])
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 22 items 1-2, the endpoint's part (wire-endpoint): nesting past the "
-    "recursion limit reaches json.loads and the model's snapshot; remove on merge",
-)
 def test_a_body_nested_past_the_recursion_limit_gets_a_4xx(depth: int) -> None:
     model = ScriptedModel([[assistant_message("unused")]])
     body = ('{"model": "m", "input": "hi", "metadata": ' + "[" * depth + "]" * depth + "}").encode()
@@ -208,5 +203,8 @@ def test_a_body_nested_past_the_recursion_limit_gets_a_4xx(depth: int) -> None:
     finally:
         server.close()
 
-    assert 400 <= answer.status < 500
+    assert answer.status == 400
     assert model.calls == ()
+    with pytest.raises(WireRequestError) as refused:
+        server.assert_complete()
+    assert refused.value.reason == "too_deep"

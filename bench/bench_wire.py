@@ -1,0 +1,327 @@
+"""Wire rows: the real openai and anthropic clients on the in-process transport.
+
+The floor is what a user could write by hand: ``httpx.MockTransport`` returning the exact
+bytes our transport produced for the same request (recorded once, before timing). respx,
+which matches the request to a route and records the call, is the second baseline where
+the client is built on ``httpx`` (the anthropic SDK is built on the ``httpx2`` fork, which
+respx does not patch).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from _harness import Row, compare, cpu_seconds
+
+from agents_testing import ScriptedModel, function_call, model_stream
+
+GROUP = "wire"
+OPENAI_URL = "http://scripted.invalid/v1"
+ANTHROPIC_URL = "http://scripted.invalid"
+TOOL = {
+    "type": "function",
+    "name": "get_weather",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+}
+CHAT_TOOL = {"type": "function", "function": {k: v for k, v in TOOL.items() if k != "type"}}
+ANTHROPIC_TOOL = {"name": "get_weather", "input_schema": TOOL["parameters"]}
+WEATHER = function_call("get_weather", {"city": "Tokyo"}, call_id="call_1")
+
+
+# -- the calls a client makes ------------------------------------------------------------
+
+
+def responses_call(client: Any) -> Any:
+    return client.responses.create(model="gpt-test", input="Weather in Tokyo?", tools=[TOOL])
+
+
+def chat_call(client: Any) -> Any:
+    return client.chat.completions.create(
+        model="gpt-test", messages=[{"role": "user", "content": "Weather?"}], tools=[CHAT_TOOL]
+    )
+
+
+def anthropic_call(client: Any) -> Any:
+    return client.messages.create(
+        model="claude-test",
+        max_tokens=256,
+        messages=[{"role": "user", "content": "Weather?"}],
+        tools=[ANTHROPIC_TOOL],
+    )
+
+
+def responses_stream(client: Any) -> Any:
+    stream = client.responses.create(model="gpt-test", input="Tell me.", stream=True)
+    return sum(1 for _ in stream)
+
+
+def chat_stream(client: Any) -> Any:
+    stream = client.chat.completions.create(
+        model="gpt-test", messages=[{"role": "user", "content": "Tell me."}], stream=True
+    )
+    return sum(1 for _ in stream)
+
+
+def anthropic_stream(client: Any) -> Any:
+    with client.messages.stream(
+        model="claude-test", max_tokens=256, messages=[{"role": "user", "content": "Tell me."}]
+    ) as stream:
+        return sum(1 for _ in stream)
+
+
+def deltas(count: int) -> list[Any]:
+    """A model_stream step's events: ``count`` text deltas, then the completion."""
+    events: list[Any] = [{"type": "response_started"}]
+    events += [
+        {"type": "output_text_delta", "item_id": "msg_1", "delta": f"word{index} "}
+        for index in range(count)
+    ]
+    events.append({"type": "response_done", "response": {"output": [], "usage": None}})
+    return events
+
+
+# -- clients ------------------------------------------------------------------------------
+
+
+class Side:
+    """One way of serving one kind of request: build a client, then run n calls on it."""
+
+    def __init__(self, sdk: str, make_transport: Callable[[int], Any]) -> None:
+        self.sdk = sdk
+        self.make_transport = make_transport
+
+    def client(self, transport: Any) -> Any:
+        if self.sdk == "anthropic":
+            import anthropic
+            import httpx2
+
+            return anthropic.Anthropic(
+                base_url=ANTHROPIC_URL,
+                api_key="k",
+                max_retries=0,
+                http_client=httpx2.Client(transport=transport),
+            )
+        import httpx
+        import openai
+
+        return openai.OpenAI(
+            base_url=OPENAI_URL,
+            api_key="k",
+            max_retries=0,
+            http_client=httpx.Client(transport=transport),
+        )
+
+
+def scripted(step: Callable[[], Any]) -> Callable[[int], Any]:
+    from agents_testing.adapters.httpx import scripted_transport
+
+    def make(calls: int) -> Any:
+        return scripted_transport(ScriptedModel([step() for _ in range(calls)]))
+
+    return make
+
+
+def canned(http: Any, sdk: str, step: Callable[[], Any], call: Callable[[Any], Any]) -> Any:
+    """Record the status, headers and body chunks our transport sent for one call."""
+    from agents_testing.adapters.httpx import scripted_transport
+
+    transport = scripted_transport(ScriptedModel([step()]))
+    answers: list[Any] = []
+
+    class Recording(http.BaseTransport):  # type: ignore[misc,name-defined]
+        def handle_request(self, request: Any) -> Any:
+            response = transport.handle_request(request)
+            chunks = list(response.stream)
+            response.close()
+            answers.append((response.status_code, list(response.headers.multi_items()), chunks))
+            return http.Response(
+                response.status_code, headers=answers[-1][1], content=b"".join(chunks)
+            )
+
+    client = Side(sdk, lambda _: None).client(Recording())
+    call(client)
+    client.close()
+    return answers[0]
+
+
+def floor(http: Any, answer: Any) -> Callable[[int], Any]:
+    status, headers, chunks = answer
+
+    def handler(request: Any) -> Any:
+        request.read()
+        if len(chunks) == 1:
+            return http.Response(status, headers=headers, content=chunks[0])
+        return http.Response(status, headers=headers, content=iter(chunks))
+
+    return lambda _calls: http.MockTransport(handler)
+
+
+def respx_side(answer: Any, path: str) -> Callable[[int], Any]:
+    import httpx
+    import respx
+
+    status, headers, chunks = answer
+
+    def make(_calls: int) -> Any:
+        router = respx.MockRouter(assert_all_called=False)
+        router.post(OPENAI_URL + path).mock(
+            side_effect=lambda request: httpx.Response(
+                status, headers=headers, content=iter(chunks) if len(chunks) > 1 else chunks[0]
+            )
+        )
+        return httpx.MockTransport(router.handler)
+
+    return make
+
+
+def per_call(side: Side, call: Callable[[Any], Any], calls: int) -> Callable[[], float]:
+    def sample() -> float:
+        client = side.client(side.make_transport(calls))
+
+        def run() -> None:
+            for _ in range(calls):
+                call(client)
+
+        seconds = cpu_seconds(run)
+        client.close()
+        return seconds / calls
+
+    return sample
+
+
+def request_rows(repeats: int, calls: int, stream_calls: int, stream_deltas: int) -> list[Row]:
+    import httpx
+    import httpx2
+
+    plain = lambda: [WEATHER]  # noqa: E731
+    streamed = lambda: model_stream(deltas(stream_deltas))  # noqa: E731
+    cases = [
+        (
+            "openai responses.create, tool call",
+            "openai",
+            plain,
+            responses_call,
+            "/responses",
+            "<= 1.1",
+        ),
+        (
+            "openai chat.completions.create, tool call",
+            "openai",
+            plain,
+            chat_call,
+            "/chat/completions",
+            "<= 1.1",
+        ),
+        (
+            "anthropic messages.create, tool call",
+            "anthropic",
+            plain,
+            anthropic_call,
+            None,
+            "<= 1.1",
+        ),
+        (
+            f"Responses stream, {stream_deltas} deltas",
+            "openai",
+            streamed,
+            responses_stream,
+            "/responses",
+            "<= 1.2",
+        ),
+        (
+            f"Chat stream, {stream_deltas} deltas",
+            "openai",
+            streamed,
+            chat_stream,
+            "/chat/completions",
+            "<= 1.2",
+        ),
+        (
+            f"Anthropic stream, {stream_deltas} deltas",
+            "anthropic",
+            streamed,
+            anthropic_stream,
+            None,
+            "<= 1.2",
+        ),
+    ]
+    rows: list[Row] = []
+    for measure, sdk, step, call, path, goal in cases:
+        http = httpx2 if sdk == "anthropic" else httpx
+        answer = canned(http, sdk, step, call)
+        count = stream_calls if step is streamed else calls
+        ours = per_call(Side(sdk, scripted(step)), call, count)
+        rows.append(
+            compare(
+                GROUP,
+                f"{measure} (per request)",
+                "httpx.MockTransport returning our bytes (floor)",
+                ours,
+                per_call(Side(sdk, floor(http, answer)), call, count),
+                repeats=repeats,
+                goal=goal,
+            )
+        )
+        if path is not None:
+            rows.append(
+                compare(
+                    GROUP,
+                    f"{measure} (per request)",
+                    "respx route returning our bytes",
+                    ours,
+                    per_call(Side(sdk, respx_side(answer, path)), call, count),
+                    repeats=repeats,
+                )
+            )
+    return rows
+
+
+# -- a long script ------------------------------------------------------------------------
+
+
+def long_script_row(repeats: int, steps: int, window: int) -> Row:
+    import httpx
+
+    plain = lambda: [WEATHER]  # noqa: E731
+    answer = canned(httpx, "openai", plain, responses_call)
+
+    def ratio(make_transport: Callable[[int], Any]) -> Callable[[], float]:
+        def sample() -> float:
+            client = Side("openai", make_transport).client(make_transport(steps))
+            first = last = 0.0
+            for index in range(steps):
+                if index < window or index >= steps - window:
+                    start = time.process_time()
+                    responses_call(client)
+                    spent = time.process_time() - start
+                    if index < window:
+                        first += spent
+                    else:
+                        last += spent
+                else:
+                    responses_call(client)
+            client.close()
+            return last / first
+
+        return sample
+
+    return compare(
+        GROUP,
+        f"{steps:,}-step script: time of the last {window} requests / the first {window}",
+        "the same ratio for the floor",
+        ratio(scripted(plain)),
+        ratio(floor(httpx, answer)),
+        repeats=repeats,
+        unit="x",
+        goal="ours <= 1.2 x",
+    )
+
+
+def rows(quick: bool) -> list[Row]:
+    repeats = 1 if quick else 7
+    return [
+        *request_rows(repeats, 20 if quick else 300, 5 if quick else 30, 20 if quick else 200),
+        long_script_row(1 if quick else 3, 200 if quick else 10_000, 20 if quick else 100),
+    ]
