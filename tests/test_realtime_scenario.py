@@ -1303,6 +1303,42 @@ async def test_a_listener_loop_on_another_thread_leaves_calls_to_the_expectation
     transport.assert_complete()
 
 
+async def notify_listeners(transport: ScriptedRealtimeTransport, operation: str) -> None:
+    """Make one of the transport calls that notify listeners."""
+    if operation == "emit":
+        transport.emit("turn_started")
+    elif operation == "connect":
+        await transport.connect({})
+    elif operation == "close":
+        transport.close()
+    else:
+        transport.disconnect(ConnectionResetError("dropped"))
+
+
+@pytest.mark.parametrize("operation", ["emit", "connect", "close", "disconnect"])
+async def test_a_listener_loop_on_another_thread_refuses_what_notifies_its_listeners(
+    operation: str,
+) -> None:
+    # With no run or expectation, only the listener loop binds: the refusal comes before
+    # anything changes, as the adapter that bound it needs.
+    transport = ScriptedRealtimeTransport()
+    heard: list[tuple[str, tuple[object, ...]]] = []
+    for event in ("connection_change", "turn_started", "error"):
+        transport.on(event, lambda *args, event=event: heard.append((event, args)))
+    if operation in ("close", "disconnect"):
+        await transport.connect({})
+    heard.clear()
+    status, calls = transport.status, transport.calls
+
+    async with listeners_bound_on_another_thread(transport):
+        error = await raised_by(notify_listeners(transport, operation))
+
+    check_thread_error(error, operation)
+    assert (transport.status, transport.calls, heard) == (status, calls, [])
+    await notify_listeners(transport, operation)  # the loop stopped: it binds nothing now
+    assert heard != []
+
+
 # -- the cancellation rule, for any ordering ----------------------------------------------
 
 CALLS: dict[str, Callable[[ScriptedRealtimeTransport], object]] = {
