@@ -7,6 +7,7 @@ it cannot stream, and the stream's attributes, reprs and frozen records.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import inspect
 from collections import deque
@@ -910,3 +911,98 @@ async def test_a_usage_total_that_is_not_the_sum_is_kept() -> None:
     response = await model.get_response(make_request())
 
     assert response.usage.total_tokens == 10
+
+
+# -- _respond, the entry point of the pydantic-ai and LangChain adapters --------------------
+# The adapters serve a non-streamed call through ``ScriptedModel._respond`` instead of
+# ``get_response``, to see the recorded request as soon as the step is taken (they keep it and
+# convert only what the next call adds). Its contract is pinned here, in the core, so that a
+# change to it fails without the frameworks installed.
+
+
+async def test_respond_serves_each_call_as_get_response_does_and_returns_its_index() -> None:
+    model = ScriptedModel([[assistant_message("a")], [assistant_message("b")]])
+    seen: list[ModelRequest] = []
+
+    first = await model._respond(make_request("one"), seen.append)
+    second = await model._respond(make_request("two"), seen.append)
+
+    assert first == (
+        0,
+        ModelResponse([assistant_message("a")], Usage(requests=1), "scripted-response-1"),
+    )
+    assert second == (
+        1,
+        ModelResponse([assistant_message("b")], Usage(requests=1), "scripted-response-2"),
+    )
+    assert seen == [call.request for call in model.calls]
+    model.assert_complete()
+
+
+async def test_respond_hands_over_the_recorded_copy_before_an_async_responder_resumes() -> None:
+    request = make_request("hello", extra={"trace": ["kept"]})
+    seen: list[ModelRequest] = []
+    seen_while_responding: list[list[ModelRequest]] = []
+
+    async def respond(call: RecordedModelCall) -> list[Any]:
+        await asyncio.sleep(0)
+        seen_while_responding.append(list(seen))
+        return [assistant_message(f"call {call.index + 1}")]
+
+    model = ScriptedModel([model_responder(respond)])
+
+    index, response = await model._respond(request, seen.append)
+
+    assert (index, response.output) == (0, [assistant_message("call 1")])
+    [recorded] = seen
+    assert seen_while_responding == [[recorded]]
+    # The detached copy the call was recorded with, not the caller's request.
+    assert recorded == request
+    assert recorded is not request
+    assert recorded.extra["trace"] is not request.extra["trace"]
+
+
+async def test_respond_takes_a_synchronous_responders_result_as_it_is() -> None:
+    model = ScriptedModel([model_responder(lambda call: [assistant_message("sync")])])
+
+    index, response = await model._respond(make_request(), lambda recorded: None)
+
+    assert (index, response.output, response.response_id) == (
+        0,
+        [assistant_message("sync")],
+        "scripted-response-1",
+    )
+
+
+async def test_respond_checks_an_abort_during_the_responder_before_its_result() -> None:
+    signal = Signal()
+
+    def respond(call: RecordedModelCall) -> Any:
+        signal.aborted = True
+        return "not a response"
+
+    model = ScriptedModel([model_responder(respond)])
+
+    with pytest.raises(ScriptedModelRequestAbortedError) as info:
+        await model._respond(make_request(signal=signal), lambda recorded: None)
+
+    assert info.value.call_index == 0
+    model.assert_complete()  # the abort came first: the result was never judged
+
+
+async def test_respond_reports_a_responders_invalid_result_with_the_call_it_answered() -> None:
+    model = ScriptedModel([[], model_responder(lambda call: "not a response")])  # type: ignore[arg-type, return-value]
+    await model._respond(make_request("first"), lambda recorded: None)
+
+    with pytest.raises(InvalidScriptedModelStepError) as info:
+        await model._respond(make_request("second"), lambda recorded: None)
+
+    assert (info.value.reason, info.value.call_index) == ("invalid_response", 1)
+    assert info.value.call_summary == "last input user message 'second'; no tools"
+    assert str(info.value) == (
+        "ScriptedModel responder returned an invalid response for call #2. Call #2 "
+        "(call_index=1) sent: last input user message 'second'; no tools: the responder must "
+        "return a list of output items or a ModelResponse."
+    )
+    with pytest.raises(InvalidScriptedModelStepError):
+        model.assert_complete()

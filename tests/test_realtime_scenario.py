@@ -8,7 +8,7 @@ import gc
 import json
 import threading
 import time
-from collections.abc import Awaitable, Callable, Generator
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator
 from typing import Any
 
 import pytest
@@ -1242,6 +1242,101 @@ def test_expectations_of_a_finished_event_loop_are_settled_without_a_running_loo
     transport.interrupt()
 
     assert expected.result().method == "interrupt"
+
+
+@contextlib.asynccontextmanager
+async def listeners_bound_on_another_thread(
+    transport: ScriptedRealtimeTransport,
+) -> AsyncIterator[None]:
+    """Bind the transport's listeners to a loop running on a thread of its own, meanwhile.
+
+    A connected openai-agents realtime model does this on the loop it connected on: its
+    listeners hand events to tasks there.
+    """
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever)
+    thread.start()
+
+    async def bind() -> None:
+        owner = object()  # the adapter's model, by identity
+        transport._bind_listeners(owner, asyncio.get_running_loop())
+
+    try:
+        await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(bind(), loop))
+        yield
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        await asyncio.to_thread(thread.join)
+        loop.close()
+
+
+async def test_a_listener_loop_on_another_thread_leaves_expectations_to_any_thread() -> None:
+    # The listener loop binds only what notifies listeners (emit, connect, close,
+    # disconnect): an expectation and the call that settles it notify nobody there.
+    transport = ScriptedRealtimeTransport()
+
+    async with listeners_bound_on_another_thread(transport):
+        expected = transport.expect_call("interrupt")
+        transport.interrupt()
+        with pytest.raises(RealtimeThreadError) as refused:
+            transport.emit("turn_started")
+
+    assert (await expected).method == "interrupt"
+    check_thread_error(refused.value, "emit")
+    assert "connected openai-agents realtime model" in str(refused.value)
+    transport.assert_complete()
+
+
+async def test_a_listener_loop_on_another_thread_leaves_calls_to_the_expectations_loop() -> None:
+    # The expectation binds this loop, the listener loop binds only notifications: a call
+    # from this thread settles the expectation, though the listener loop runs elsewhere.
+    transport = ScriptedRealtimeTransport()
+    expected = transport.expect_call("send_event")
+
+    async with listeners_bound_on_another_thread(transport):
+        transport.send_event({"type": "ping"})
+
+    call = await expected
+    assert isinstance(call, SendEventCall)
+    assert call.event == {"type": "ping"}
+    assert transport.calls == (call,)
+    transport.assert_complete()
+
+
+async def notify_listeners(transport: ScriptedRealtimeTransport, operation: str) -> None:
+    """Make one of the transport calls that notify listeners."""
+    if operation == "emit":
+        transport.emit("turn_started")
+    elif operation == "connect":
+        await transport.connect({})
+    elif operation == "close":
+        transport.close()
+    else:
+        transport.disconnect(ConnectionResetError("dropped"))
+
+
+@pytest.mark.parametrize("operation", ["emit", "connect", "close", "disconnect"])
+async def test_a_listener_loop_on_another_thread_refuses_what_notifies_its_listeners(
+    operation: str,
+) -> None:
+    # With no run or expectation, only the listener loop binds: the refusal comes before
+    # anything changes, as the adapter that bound it needs.
+    transport = ScriptedRealtimeTransport()
+    heard: list[tuple[str, tuple[object, ...]]] = []
+    for event in ("connection_change", "turn_started", "error"):
+        transport.on(event, lambda *args, event=event: heard.append((event, args)))
+    if operation in ("close", "disconnect"):
+        await transport.connect({})
+    heard.clear()
+    status, calls = transport.status, transport.calls
+
+    async with listeners_bound_on_another_thread(transport):
+        error = await raised_by(notify_listeners(transport, operation))
+
+    check_thread_error(error, operation)
+    assert (transport.status, transport.calls, heard) == (status, calls, [])
+    await notify_listeners(transport, operation)  # the loop stopped: it binds nothing now
+    assert heard != []
 
 
 # -- the cancellation rule, for any ordering ----------------------------------------------

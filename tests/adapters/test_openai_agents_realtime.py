@@ -1042,6 +1042,24 @@ async def test_a_connected_model_refuses_what_notifies_listeners_from_another_th
     await model.close()
 
 
+async def test_a_connected_model_leaves_expectations_and_their_calls_to_any_thread() -> None:
+    # Only what notifies the session's listeners is bound to the model's loop: a worker
+    # thread with a loop of its own may still expect a call and make it there.
+    transport = ScriptedRealtimeTransport()
+    model, listener = await connected_model(transport)
+    await transport.expect_call("connect")
+
+    async def on_its_own_loop() -> int:
+        expected = transport.expect_call("interrupt")
+        transport.interrupt()
+        return (await expected).index
+
+    assert await asyncio.to_thread(asyncio.run, on_its_own_loop()) == 1
+    assert [call.method for call in transport.calls] == ["connect", "interrupt"]
+    assert listener.events == []
+    await model.close()
+
+
 async def test_a_model_whose_loop_has_finished_binds_no_thread() -> None:
     # A loop that no longer runs belongs to no thread: a later test loop may drive the
     # transport after a model connected and closed on another one.
