@@ -21,10 +21,11 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType, TracebackType
+from types import ModuleType
 from typing import Any, TypeGuard, cast
 
 from . import _redaction
+from ._completion import CompletionContext
 from ._redaction import Redactor, plural, type_name
 from .errors import ReplayDriftReason, ReplayRequestDriftError, ScriptedHTTPError
 from .items import ModelResponse, Usage
@@ -546,7 +547,7 @@ class _Comparison:
         return None
 
 
-class Replay:
+class Replay(CompletionContext):
     """Serve recorded steps as a script, and check each request against the recorded one.
 
     ``model`` is an ordinary ``ScriptedModel``: serve it with ``ScriptedServer`` (or any
@@ -618,30 +619,6 @@ class Replay:
         if first is not None:
             raise first._fresh() from first  # pyright: ignore[reportPrivateUsage]
         self.model.assert_complete()
-
-    def __enter__(self) -> Replay:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        if exc_type is None:
-            self.assert_complete()
-
-    async def __aenter__(self) -> Replay:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        if exc_type is None:
-            self.assert_complete()
 
     def _check(self, position: int, call: RecordedModelCall) -> None:
         drift = self._drift(position, call)
