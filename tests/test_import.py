@@ -47,6 +47,8 @@ CORE_MODULES = [
     "agents_testing.wire.recording_proxy",
     # The conformance kit's checks: an adapter author's test suite may run them on the core alone.
     "agents_testing.conformance",
+    # Its pytest base class too: pytest finds it by name, it needs no pytest import.
+    "agents_testing.conformance.pytest",
 ]
 
 

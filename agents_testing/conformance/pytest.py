@@ -1,6 +1,8 @@
 """A pytest base class that turns the conformance checks into one test per check.
 
-Importing this module imports pytest; ``agents_testing.conformance`` itself does not.
+Like the rest of the library, this module imports only the standard library: pytest finds
+the tests by their names, runs the ones that take ``stream`` both ways through the class's
+``pytest_generate_tests``, and reports ``unittest.SkipTest`` as a skip.
 
 Subclass ``ModelAdapterTests`` in a test module, set ``harness`` and the capability flags
 your framework has, and pytest collects one test per check (plain and streamed where both
@@ -15,10 +17,9 @@ reason::
 from __future__ import annotations
 
 import asyncio
+import unittest
 from collections.abc import Coroutine
 from typing import Any, ClassVar, cast
-
-import pytest
 
 from ._harness import (
     AbandonStreamHarness,
@@ -49,8 +50,6 @@ from ._model_checks import (
 )
 
 __all__ = ["ModelAdapterTests"]
-
-_modes = pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
 
 
 class ModelAdapterTests:
@@ -85,6 +84,11 @@ class ModelAdapterTests:
     has_reasoning_items: ClassVar[bool] = False
     """The framework keeps reasoning items (their summary texts) from responses."""
 
+    def pytest_generate_tests(self, metafunc: Any) -> None:
+        """Run each test that takes ``stream`` plain and streamed; pytest calls this."""
+        if "stream" in metafunc.fixturenames:
+            metafunc.parametrize("stream", [False, True], ids=["plain", "streamed"])
+
     def run_check(self, check: Coroutine[Any, Any, None]) -> None:
         """Run one check to the end; override to use another event loop than ``asyncio.run``."""
         asyncio.run(check)
@@ -101,7 +105,7 @@ class ModelAdapterTests:
     def _require(self, *flags: str) -> None:
         for flag in flags:
             if not getattr(self, flag):
-                pytest.skip(f"{type(self).__name__}.{flag} is False")
+                raise unittest.SkipTest(f"{type(self).__name__}.{flag} is False")
 
     def _harness_of(self, kind: type[Any], flag: str, method: str) -> Any:
         harness = self._harness()
@@ -119,41 +123,35 @@ class ModelAdapterTests:
 
     # -- turns -----------------------------------------------------------------------------
 
-    @_modes
     def test_text_turn(self, stream: bool) -> None:
         """One model call answers with the scripted text (``check_text_turn``)."""
         self._mode(stream)
         self.run_check(check_text_turn(self._harness(), stream=stream))
 
-    @_modes
     def test_tool_call_turn(self, stream: bool) -> None:
         """A scripted function_call becomes the framework's tool call (``check_tool_call_turn``)."""
         self._mode(stream)
         self._require("has_tool_calls")
         self.run_check(check_tool_call_turn(self._harness(), stream=stream))
 
-    @_modes
     def test_exact_tool_arguments(self, stream: bool) -> None:
         """A tool call's argument string stays exact (``check_exact_tool_arguments``)."""
         self._mode(stream)
         self._require("has_tool_calls", "keeps_exact_tool_arguments")
         self.run_check(check_exact_tool_arguments(self._harness(), stream=stream))
 
-    @_modes
     def test_usage(self, stream: bool) -> None:
         """Scripted token usage reaches the framework (``check_usage``)."""
         self._mode(stream)
         self._require("has_usage")
         self.run_check(check_usage(self._harness(), stream=stream))
 
-    @_modes
     def test_reasoning_items(self, stream: bool) -> None:
         """A scripted reasoning item reaches the framework (``check_reasoning_items``)."""
         self._mode(stream)
         self._require("has_reasoning_items")
         self.run_check(check_reasoning_items(self._harness(), stream=stream))
 
-    @_modes
     def test_structured_output(self, stream: bool) -> None:
         """Structured output reaches the framework's parser (``check_structured_output``)."""
         self._mode(stream)
@@ -165,28 +163,24 @@ class ModelAdapterTests:
 
     # -- the tool loop and the recorded request --------------------------------------------
 
-    @_modes
     def test_tool_loop(self, stream: bool) -> None:
         """The loop runs the tool and returns the answer (``check_tool_loop``)."""
         self._mode(stream)
         self._require("has_tool_calls")
         self.run_check(check_tool_loop(self._harness(), stream=stream))
 
-    @_modes
     def test_tool_loop_history(self, stream: bool) -> None:
         """The second request records the tool round trip (``check_tool_loop_history``)."""
         self._mode(stream)
         self._require("has_tool_calls")
         self.run_check(check_tool_loop_history(self._harness(), stream=stream))
 
-    @_modes
     def test_parallel_tool_calls(self, stream: bool) -> None:
         """Two tool calls in one response both run (``check_parallel_tool_calls``)."""
         self._mode(stream)
         self._require("has_tool_calls", "has_parallel_tool_calls")
         self.run_check(check_parallel_tool_calls(self._harness(), stream=stream))
 
-    @_modes
     def test_recorded_request(self, stream: bool) -> None:
         """The recorded request holds the prompt and the tools (``check_recorded_request``)."""
         self._mode(stream)
@@ -219,13 +213,11 @@ class ModelAdapterTests:
 
     # -- errors and violations -----------------------------------------------------------------
 
-    @_modes
     def test_model_error_reaches_the_caller(self, stream: bool) -> None:
         """A scripted error fails the call (``check_model_error_reaches_the_caller``)."""
         self._mode(stream)
         self.run_check(check_model_error_reaches_the_caller(self._harness(), stream=stream))
 
-    @_modes
     def test_retry_advice_is_followed(self, stream: bool) -> None:
         """Advice to retry makes the framework retry (``check_retry_advice_is_followed``)."""
         self._mode(stream)
@@ -235,7 +227,6 @@ class ModelAdapterTests:
         )
         self.run_check(check_retry_advice_is_followed(harness, stream=stream))
 
-    @_modes
     def test_advice_against_retrying_is_followed(self, stream: bool) -> None:
         """Advice not to retry lets the error through (``check_advice_against_retrying_is_followed``)."""  # noqa: E501 - the check's name
         self._mode(stream)
@@ -245,14 +236,12 @@ class ModelAdapterTests:
         )
         self.run_check(check_advice_against_retrying_is_followed(harness, stream=stream))
 
-    @_modes
     def test_extra_call_fails_the_run(self, stream: bool) -> None:
         """A call past the script is recorded (``check_extra_call_fails_the_run``)."""
         self._mode(stream)
         self._require("has_tool_calls")
         self.run_check(check_extra_call_fails_the_run(self._harness(), stream=stream))
 
-    @_modes
     def test_unknown_output_item_is_refused(self, stream: bool) -> None:
         """An unknown output item is refused and recorded (``check_unknown_output_item_is_refused``)."""  # noqa: E501 - the check's name
         self._mode(stream)

@@ -53,7 +53,7 @@ def test_conformance_error_keeps_its_fields_when_pickled_or_copied(clone: object
     )
 
 
-def test_importing_the_kit_imports_no_pytest() -> None:
+def test_importing_the_kit_and_its_base_class_imports_no_pytest() -> None:
     script = (
         "import sys\n"
         "import agents_testing.conformance\n"
@@ -66,7 +66,8 @@ def test_importing_the_kit_imports_no_pytest() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
 
-    assert completed.stdout.split() == ["False", "True"]
+    # The base class needs no pytest at import: pytest finds and runs it by its names.
+    assert completed.stdout.split() == ["False", "False"]
 
 
 def test_a_check_runs_without_a_test_runner() -> None:
