@@ -16,7 +16,7 @@ import pytest
 mcp = pytest.importorskip("mcp")
 if int(version("mcp").partition(".")[0]) < 2:
     pytest.skip(
-        "needs mcp 2.x; tests/mcp/test_mcp_v1_clients.py covers 1.x", allow_module_level=True
+        "needs mcp 2.x; tests/mcp_server/test_mcp_v1_clients.py covers 1.x", allow_module_level=True
     )
 
 from mcp.client.stdio import StdioServerParameters  # noqa: E402 - after the skip above
