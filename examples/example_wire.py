@@ -16,6 +16,7 @@ pytest.importorskip("httpx")
 import asyncio
 import json
 import threading
+from collections.abc import AsyncIterator
 from typing import Any
 
 import anthropic
@@ -148,7 +149,7 @@ def test_one_server_for_several_agents() -> None:
 def test_a_stream_that_waits_for_the_client() -> None:
     gate = threading.Event()  # set by the test, read by the scripted stream
 
-    async def events() -> Any:
+    async def events() -> AsyncIterator[dict[str, Any]]:
         yield {"type": "output_text_delta", "item_id": None, "delta": "Thinking"}
         # Poll with short sleeps: if the test fails before it sets the gate, closing the
         # server cancels the sleep, and the failure is reported instead of a hang.
