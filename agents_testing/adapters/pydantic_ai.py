@@ -15,12 +15,14 @@ Requests (pydantic-ai messages -> ``ModelRequest.input`` items, in the order sen
   ``str``; a list keeps its order, ``str`` entries become ``input_text`` parts and other
   content (images, files) stays the pydantic-ai object.
 - ``TextPart`` -> an assistant message item; ``ToolCallPart`` -> a ``function_call`` item with
-  the argument string exactly as pydantic-ai holds it and ``call_id`` = ``tool_call_id``.
+  the argument string exactly as pydantic-ai holds it and ``call_id`` = ``tool_call_id``;
+  ``ThinkingPart``\\ s -> a ``reasoning`` item (adjacent parts with one id are one item, their
+  contents its ``summary_text`` parts, the ``signature`` its ``encrypted_content``).
 - ``ToolReturnPart`` -> ``{"type": "function_call_output", "call_id", "output"}`` with the
   text pydantic-ai sends a provider (a failed or retried call is pydantic-ai's error text).
 - Retry prompts: one that answers a tool call -> ``function_call_output``; one that does
   not -> a user message with pydantic-ai's retry text.
-- Any other part (thinking, native tool parts, ...) stays the pydantic-ai object.
+- Any other part (native tool parts, files, ...) stays the pydantic-ai object.
 
 ``model_settings`` is the merged ``ModelSettings`` dict, ``tools`` the function tools'
 ``ToolDefinition``\\ s, ``output_type`` the output tools' ``ToolDefinition``\\ s for tool output,
@@ -28,7 +30,9 @@ the ``OutputObjectDefinition`` for native or prompted output, ``None`` for text;
 ``extra["messages"]`` and ``extra["model_request_parameters"]`` are pydantic-ai's own.
 
 Responses: an assistant message item -> one ``TextPart`` (its ``output_text`` parts joined;
-any other content part is refused),
+any other content part is refused), a ``reasoning`` item -> a ``ThinkingPart`` per
+``summary_text`` entry (the item's id on each, ``encrypted_content`` the first's
+``signature``),
 a ``function_call`` item -> ``ToolCallPart(name, arguments, tool_call_id=call_id)`` with the
 exact argument string; ``Usage`` -> ``RequestUsage``; ``response_id`` ->
 ``provider_response_id``. Streams become text deltas and tool-call parts through the
@@ -64,6 +68,7 @@ try:
         ModelResponseStreamEvent,
         SystemPromptPart,
         TextPart,
+        ThinkingPart,
         ToolCallPart,
         ToolReturnPart,
         UserPromptPart,
@@ -268,7 +273,7 @@ def _convert(
         if isinstance(message, PydanticModelRequest):
             items.extend([_request_part_item(part) for part in message.parts])
         else:
-            items.extend([_response_part_item(part) for part in message.parts])
+            items.extend(_response_items(message.parts))
         ends.append(len(items))
     _fingerprint(conversion, fresh, sources)
     return conversion
@@ -348,6 +353,8 @@ class _Sources(dict[type[Any], Callable[[Any], Any]]):
         read: Callable[[Any], Any]
         if issubclass(kind, (SystemPromptPart, UserPromptPart, TextPart)):
             read = operator.attrgetter("content")
+        elif issubclass(kind, ThinkingPart):
+            read = operator.attrgetter("content", "id", "signature")
         elif issubclass(kind, ToolCallPart):
             read = operator.attrgetter("tool_name", "args", "tool_call_id")
         elif not dataclasses.is_dataclass(kind):
@@ -441,6 +448,33 @@ def _user_content(content: Any) -> Any:
     ]
 
 
+def _response_items(parts: Sequence[ModelResponsePart]) -> list[Any]:
+    """Return the input items of a response in the history, in order.
+
+    Adjacent ``ThinkingPart``\\ s with one id (as a reasoning item is read back) become one
+    ``reasoning`` item again, their contents its ``summary_text`` parts.
+    """
+    items: list[Any] = []
+    last: dict[str, Any] | None = None  # the reasoning item the parts before made
+    for part in parts:
+        if not isinstance(part, ThinkingPart):
+            items.append(_response_part_item(part))
+            last = None
+            continue
+        if last is None or part.id is None or last.get("id") != part.id:
+            last = {"type": "reasoning", "summary": []}
+            if part.id is not None:
+                last["id"] = part.id
+            items.append(last)
+        reasoning = last
+        summary: list[dict[str, str]] = reasoning["summary"]
+        if part.content:
+            summary.append({"type": "summary_text", "text": part.content})
+        if part.signature is not None and "encrypted_content" not in reasoning:
+            reasoning["encrypted_content"] = part.signature
+    return items
+
+
 def _response_part_item(part: ModelResponsePart) -> Any:
     if isinstance(part, TextPart):
         return assistant_message(part.content)
@@ -497,6 +531,8 @@ def _response_parts(item: Any, call_index: int, index: int) -> list[ModelRespons
     kind = _kind(item)
     if kind == "message" and _mapping(item).get("role") == "assistant":
         return [TextPart(content=_message_text(_mapping(item), call_index, index))]
+    if kind == "reasoning":
+        return _thinking_parts(_mapping(item), call_index, index)
     if kind == "function_call":
         call = _mapping(item)
         name = call.get("name")
@@ -513,8 +549,61 @@ def _response_parts(item: Any, call_index: int, index: int) -> list[ModelRespons
         call_index,
         index,
         item_type,
-        "pydantic-ai has no response part for it; script message or function_call items, "
-        "or pydantic-ai parts (TextPart, ThinkingPart, ...).",
+        "pydantic-ai has no response part for it; script message, function_call or reasoning "
+        "items, or pydantic-ai parts (TextPart, ThinkingPart, ...).",
+        _FRAMEWORK,
+    )
+
+
+def _thinking_parts(
+    item: Mapping[str, Any], call_index: int, index: int
+) -> list[ModelResponsePart]:
+    """Return a reasoning item's ``ThinkingPart``\\ s, as pydantic-ai's OpenAI models read one.
+
+    One part per ``summary_text`` entry, all with the item's id so a round trip merges them
+    back into one item; ``encrypted_content`` is the first part's ``signature``. An item with
+    no summary but encrypted content is one empty part, so the content is not lost.
+    """
+    summary: object = item.get("summary", [])
+    if not isinstance(summary, (list, tuple)):
+        raise _unreadable_reasoning(call_index, index, f"its summary is a {type(summary).__name__}")
+    texts: list[str] = []
+    for position, entry in enumerate(cast("Sequence[object]", summary)):
+        part: Mapping[str, Any] = _mapping(entry) if isinstance(entry, Mapping) else {}
+        if part.get("type") != "summary_text" or not isinstance(part.get("text"), str):
+            raise _unreadable_reasoning(
+                call_index, index, f"summary entry #{position + 1} is not a summary_text part"
+            )
+        texts.append(part["text"])
+    signature = item.get("encrypted_content")
+    if signature is not None and not isinstance(signature, str):
+        raise _unreadable_reasoning(call_index, index, "its encrypted_content is not a string")
+    if not texts and signature is None:
+        return []
+    item_id = item.get("id")
+    identity = str(item_id) if item_id is not None else None
+    provider = _MODEL_NAME if identity is not None or signature is not None else None
+    return [
+        ThinkingPart(
+            content=text,
+            id=identity,
+            signature=signature if position == 0 else None,
+            provider_name=provider,
+        )
+        for position, text in enumerate(texts or [""])
+    ]
+
+
+def _unreadable_reasoning(
+    call_index: int, index: int, problem: str
+) -> InvalidScriptedModelOutputError:
+    return InvalidScriptedModelOutputError(
+        call_index,
+        index,
+        "reasoning",
+        f"{problem}; a reasoning item for pydantic-ai has a list of "
+        '{"type": "summary_text", "text": ...} parts as its "summary" (each becomes a '
+        'ThinkingPart) and an optional string "encrypted_content".',
         _FRAMEWORK,
     )
 

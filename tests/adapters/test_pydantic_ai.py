@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 from pydantic_ai import Agent, ModelRetry
 from pydantic_ai.messages import (
+    BinaryContent,
+    FilePart,
     ImageUrl,
     ModelMessage,
     PartDeltaEvent,
@@ -63,6 +65,10 @@ from .contract import (
 
 # A space after the colon: not the compact JSON that function_call() or pydantic-ai 2.x write.
 EXACT_ARGUMENTS = '{"city": "Tokyo"}'
+
+
+# An output item pydantic-ai has no response part for.
+WEB_SEARCH = {"type": "web_search_call", "id": "ws_1", "status": "completed"}
 
 
 def get_weather(city: str) -> str:
@@ -326,7 +332,7 @@ async def test_native_output_records_the_output_object() -> None:
 
 
 async def test_output_item_without_a_part_fails_with_its_position() -> None:
-    model = ScriptedModel([[assistant_message(ANSWER), {"type": "reasoning", "summary": []}]])
+    model = ScriptedModel([[assistant_message(ANSWER), WEB_SEARCH]])
 
     with pytest.raises(InvalidScriptedModelOutputError) as raised:
         await weather_agent(model).run(PROMPT)
@@ -335,13 +341,13 @@ async def test_output_item_without_a_part_fails_with_its_position() -> None:
     assert (error.call_index, error.output_index, error.item_type, error.framework) == (
         0,
         1,
-        "reasoning",
+        "web_search_call",
         "pydantic-ai",
     )
     assert error.reason.startswith("pydantic-ai has no response part for it")
     assert str(error).startswith(
         "ScriptedModel call #1 (call_index=0) output item #2 (output_index=1) of type "
-        "'reasoning' is not valid for pydantic-ai: "
+        "'web_search_call' is not valid for pydantic-ai: "
     )
     with pytest.raises(InvalidScriptedModelOutputError):
         model.assert_complete()
@@ -525,7 +531,7 @@ async def test_model_event_adds_a_pydantic_ai_part() -> None:
 
 async def test_streamed_output_item_without_a_part_fails_as_a_plain_call_does() -> None:
     # Once from a plain response step (automatic stream), once from a scripted response_done.
-    output = [assistant_message(ANSWER), {"type": "reasoning", "summary": []}]
+    output = [assistant_message(ANSWER), WEB_SEARCH]
     model = ScriptedModel(
         [
             output,
@@ -542,13 +548,13 @@ async def test_streamed_output_item_without_a_part_fails_as_a_plain_call_does() 
         assert (error.call_index, error.output_index, error.item_type, error.framework) == (
             call_index,
             1,
-            "reasoning",
+            "web_search_call",
             "pydantic-ai",
         )
         assert error.reason.startswith("pydantic-ai has no response part for it")
         assert str(error).startswith(
             f"ScriptedModel call #{call_index + 1} (call_index={call_index}) output item #2 "
-            "(output_index=1) of type 'reasoning' is not valid for pydantic-ai: "
+            "(output_index=1) of type 'web_search_call' is not valid for pydantic-ai: "
         )
         assert "Fix the item in the script" in str(error)
     # Recorded, so a framework that swallowed it cannot hide the broken script.
@@ -786,7 +792,7 @@ def history() -> list[ModelMessage]:
         PydanticModelResponse(
             parts=[
                 ToolCallPart("get_weather", {"n": 1, "m": 2}, tool_call_id="c1"),
-                ThinkingPart("Check."),
+                FilePart(BinaryContent(b"chart", media_type="image/png")),
             ]
         ),
         PydanticModelRequest(parts=[ToolReturnPart("get_weather", {"n": 1}, tool_call_id="c1")]),
@@ -800,11 +806,11 @@ async def test_a_message_changed_in_place_is_recorded_as_it_was_at_each_call() -
     call = cast_tool_call(messages[1])
     returned = cast_tool_return(messages[2])
     expected: list[str] = []
-    thinking: list[Any] = []
+    kept: list[Any] = []
 
     for change in range(5):
         expected.append(exact(await fresh_record(messages)))
-        thinking.append(messages[1].parts[1])
+        kept.append(messages[1].parts[1])
         await send(adapter, messages)
         if change == 0:
             # Same objects, equal-looking values of other types.
@@ -818,7 +824,9 @@ async def test_a_message_changed_in_place_is_recorded_as_it_was_at_each_call() -
             system.content = "Be verbose."
         elif change == 2:
             # An equal part, another object, in the same (typed read-only) parts list.
-            cast_list(messages[1].parts)[1] = ThinkingPart("Check.")
+            cast_list(messages[1].parts)[1] = FilePart(
+                BinaryContent(b"chart", media_type="image/png")
+            )
         else:
             user = messages[0].parts[1]
             assert isinstance(user, UserPromptPart)
@@ -838,10 +846,10 @@ async def test_a_message_changed_in_place_is_recorded_as_it_was_at_each_call() -
     assert "Later." in expected[4]
     assert "rain" in expected[4]
     # Parts kept as they are stay the very objects sent at each call.
-    sent = zip(recorded, thinking, strict=True)
+    sent = zip(recorded, kept, strict=True)
     assert [request.input[3] is part for request, part in sent] == [True] * 5
-    assert thinking[2] is thinking[0]
-    assert thinking[3] is not thinking[2]
+    assert kept[2] is kept[0]
+    assert kept[3] is not kept[2]
 
 
 def cast_tool_call(message: ModelMessage) -> ToolCallPart:
@@ -1068,3 +1076,129 @@ async def test_every_call_records_what_a_fresh_conversion_of_its_messages_gives(
         await send(adapter, messages)
     # Every record, earlier ones included, still holds what was sent at its call.
     assert [exact(call.request) for call in model.calls] == expected
+
+
+def cast_item(item: Any) -> dict[str, Any]:
+    assert isinstance(item, dict)
+    return cast("dict[str, Any]", item)
+
+
+REASONING: dict[str, Any] = {
+    "type": "reasoning",
+    "id": "rs_1",
+    "summary": [
+        {"type": "summary_text", "text": "Check the sky first."},
+        {"type": "summary_text", "text": "Then answer."},
+    ],
+    "encrypted_content": "opaque",
+}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_reasoning_item_becomes_thinking_parts(stream: bool) -> None:
+    model = ScriptedModel([[REASONING, assistant_message(ANSWER)]])
+
+    output, messages, _ = await run_agent(weather_agent(model), PROMPT, stream=stream)
+
+    assert output == ANSWER
+    thinking = [part for part in responses(messages)[0].parts if isinstance(part, ThinkingPart)]
+    assert [(part.content, part.id, part.signature) for part in thinking] == [
+        ("Check the sky first.", "rs_1", "opaque"),
+        ("Then answer.", "rs_1", None),
+    ]
+    assert {part.provider_name for part in thinking} == {"scripted"}
+    model.assert_complete()
+
+
+async def test_thinking_parts_go_back_as_the_reasoning_item_they_came_from() -> None:
+    model = ScriptedModel(
+        [
+            [REASONING, function_call("get_weather", {"city": "Paris"}, call_id="c1")],
+            [assistant_message(ANSWER)],
+        ]
+    )
+
+    assert (await weather_agent(model).run(PROMPT)).output == ANSWER
+
+    sent = [cast_item(item) for item in model.calls[1].request.input]
+    assert [item for item in sent if item.get("type") == "reasoning"] == [REASONING]
+    # In the order the response held them: the reasoning before the call it led to.
+    kinds = [item.get("type") for item in sent]
+    assert kinds.index("reasoning") == kinds.index("function_call") - 1
+
+
+async def test_thinking_parts_without_an_id_are_one_item_each() -> None:
+    messages: list[ModelMessage] = [
+        PydanticModelRequest(parts=[UserPromptPart(PROMPT)]),
+        PydanticModelResponse(parts=[ThinkingPart("First."), ThinkingPart("Second.")]),
+        PydanticModelRequest(parts=[UserPromptPart("And now?")]),
+    ]
+    model = ScriptedModel([[assistant_message(ANSWER)]])
+
+    await send(pydantic_ai_model(model), messages)
+
+    assert model.calls[0].request.input[1:3] == [
+        {"type": "reasoning", "summary": [{"type": "summary_text", "text": "First."}]},
+        {"type": "reasoning", "summary": [{"type": "summary_text", "text": "Second."}]},
+    ]
+
+
+async def test_a_thinking_part_changed_in_place_is_sent_as_it_is_at_each_call() -> None:
+    thinking = ThinkingPart("Check.", id="rs_1", provider_name="scripted")
+    messages: list[ModelMessage] = [
+        PydanticModelRequest(parts=[UserPromptPart(PROMPT)]),
+        PydanticModelResponse(parts=[thinking]),
+    ]
+    model = ScriptedModel([[assistant_message("ok")], [assistant_message("ok")]])
+    adapter = pydantic_ai_model(model)
+
+    await send(adapter, messages)
+    thinking.content = "Check twice."
+    await send(adapter, messages)
+
+    summaries = [cast_item(call.request.input[1])["summary"][0]["text"] for call in model.calls]
+    assert summaries == ["Check.", "Check twice."]
+
+
+@pytest.mark.parametrize(
+    ("item", "problem"),
+    [
+        ({"type": "reasoning", "summary": "think"}, "its summary is a str"),
+        (
+            {"type": "reasoning", "summary": [{"type": "reasoning_text", "text": "x"}]},
+            "summary entry #1 is not a summary_text part",
+        ),
+        (
+            {"type": "reasoning", "summary": [], "encrypted_content": 7},
+            "its encrypted_content is not a string",
+        ),
+    ],
+)
+@pytest.mark.parametrize("stream", [False, True])
+async def test_an_unreadable_reasoning_item_is_refused_with_its_position(
+    item: dict[str, Any], problem: str, stream: bool
+) -> None:
+    model = ScriptedModel([[assistant_message(ANSWER), item]])
+
+    with pytest.raises(InvalidScriptedModelOutputError) as raised:
+        await run_agent(weather_agent(model), PROMPT, stream=stream)
+
+    error = raised.value
+    assert (error.call_index, error.output_index, error.item_type, error.framework) == (
+        0,
+        1,
+        "reasoning",
+        "pydantic-ai",
+    )
+    assert error.reason.startswith(problem)
+    assert '{"type": "summary_text", "text": ...}' in error.reason
+    with pytest.raises(InvalidScriptedModelOutputError):
+        model.assert_complete()
+
+
+async def test_an_empty_reasoning_item_adds_no_part() -> None:
+    model = ScriptedModel([[{"type": "reasoning", "summary": []}, assistant_message(ANSWER)]])
+
+    _, messages, _ = await run_agent(weather_agent(model), PROMPT, stream=False)
+
+    assert responses(messages)[0].parts == [TextPart(content=ANSWER)]

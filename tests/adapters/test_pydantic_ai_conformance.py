@@ -127,3 +127,4 @@ class TestPydanticAIConformance(ModelAdapterTests):
     harness = PydanticAIHarness()
     has_cancellation = True
     has_structured_output = True
+    has_reasoning_items = True
