@@ -45,6 +45,11 @@ def read_message(message: AIMessage, deltas: tuple[str, ...] = ()) -> Reply:
         text_deltas=deltas,
         input_tokens=None if usage is None else usage["input_tokens"],
         output_tokens=None if usage is None else usage["output_tokens"],
+        reasoning=tuple(
+            str(block.get("reasoning", ""))
+            for block in message.content_blocks
+            if block["type"] == "reasoning"
+        ),
     )
 
 
@@ -118,3 +123,4 @@ class TestLangChainConformance(ModelAdapterTests):
     keeps_exact_tool_arguments = False  # LangChain keeps parsed arguments
     has_cancellation = True
     has_structured_output = True
+    has_reasoning_items = True
