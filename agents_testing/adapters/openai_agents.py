@@ -11,6 +11,9 @@
 - ``route_openai_agents_models(models)`` is a context manager for code that builds its own
   agents and calls ``Runner.run`` itself: every run inside it (nested runs included) answers
   from one ``ScriptedModel``, or from one per agent name, with tracing off.
+- ``capture_openai_agents_trace()`` is a context manager that captures the SDK's traces in a
+  test and reads them as a normalized tree (``openai_agents_model(model, emit_traces=True)``
+  adds the model calls' generation spans).
 
 Keep asserting on the core objects (``calls``, ``assert_complete()``): the adapters only
 translate between the SDK's types and the normalized ones. Importing this module without
@@ -29,6 +32,8 @@ if TYPE_CHECKING:
     )
     from ._openai_agents_realtime import wait_for_session_event as wait_for_session_event
     from ._openai_agents_route import OpenAIAgentsModelRoute as OpenAIAgentsModelRoute
+    from ._openai_agents_trace import OpenAIAgentsTraceCapture as OpenAIAgentsTraceCapture
+    from ._openai_agents_trace import capture_openai_agents_trace as capture_openai_agents_trace
     from ._openai_agents_route import route_openai_agents_models as route_openai_agents_models
     from ._openai_agents_sandbox import (
         OPENAI_AGENTS_SANDBOX_INTERFACE as OPENAI_AGENTS_SANDBOX_INTERFACE,
@@ -44,6 +49,8 @@ _LAZY_MODULES: dict[str, str] = {
     "openai_agents_realtime_model": "_openai_agents_realtime",
     "wait_for_session_event": "_openai_agents_realtime",
     "OpenAIAgentsModelRoute": "_openai_agents_route",
+    "OpenAIAgentsTraceCapture": "_openai_agents_trace",
+    "capture_openai_agents_trace": "_openai_agents_trace",
     "route_openai_agents_models": "_openai_agents_route",
     "OPENAI_AGENTS_SANDBOX_INTERFACE": "_openai_agents_sandbox",
     "OpenAIAgentsSandboxSession": "_openai_agents_sandbox",
@@ -60,6 +67,8 @@ __all__ = [
     "OPENAI_AGENTS_SANDBOX_INTERFACE",
     "OpenAIAgentsModelRoute",
     "OpenAIAgentsSandboxSession",
+    "OpenAIAgentsTraceCapture",
+    "capture_openai_agents_trace",
     "openai_agents_model",
     "openai_agents_realtime_model",
     "openai_agents_sandbox_session",
