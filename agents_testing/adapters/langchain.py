@@ -106,7 +106,17 @@ if TYPE_CHECKING:
     # with the chat model classes, and importing it is most of what this module added.
     from langchain_core.tools import BaseTool
 
-__all__ = ["ScriptedChatModel", "langchain_chat_model"]
+from ._langchain_trace import LANGCHAIN_VOLATILE_ATTRIBUTES as LANGCHAIN_VOLATILE_ATTRIBUTES
+from ._langchain_trace import LangChainRunCapture as LangChainRunCapture
+from ._langchain_trace import capture_langchain_runs as capture_langchain_runs
+
+__all__ = [
+    "LANGCHAIN_VOLATILE_ATTRIBUTES",
+    "LangChainRunCapture",
+    "ScriptedChatModel",
+    "capture_langchain_runs",
+    "langchain_chat_model",
+]
 
 _T = TypeVar("_T")
 
