@@ -20,7 +20,7 @@ import dataclasses
 import fnmatch
 import math
 from collections.abc import Hashable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 
 from .errors import GenAIConventionError, GenAIConventionReason
 
@@ -72,6 +72,15 @@ class TraceSpan:
     error: Any = None
     children: tuple[TraceSpan, ...] = ()
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not isinstance(self.kind, str):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise TypeError("TraceSpan name and kind must be str.")
+        if not isinstance(self.attributes, dict):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise TypeError(
+                f"TraceSpan attributes must be a dict, got {type(self.attributes).__name__}."
+            )
+        object.__setattr__(self, "children", _spans(self.children, "TraceSpan children"))
+
     def walk(self) -> Iterator[TraceSpan]:
         """Yield this span, then its descendants depth first, in start order."""
         pending = [self]
@@ -106,6 +115,9 @@ class TraceTree:
 
     roots: tuple[TraceSpan, ...] = ()
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "roots", _spans(self.roots, "TraceTree roots"))
+
     def spans(self, *, kind: str | None = None, name: str | None = None) -> tuple[TraceSpan, ...]:
         """Return every span depth first, or only those of ``kind`` and/or ``name``."""
         return tuple(
@@ -122,6 +134,16 @@ class TraceTree:
     def shape(self) -> TraceTree:
         """Return the tree with names, kinds and parent links only: no attributes, no errors."""
         return TraceTree(tuple(root.shape() for root in self.roots))
+
+
+def _spans(value: Any, what: str) -> tuple[TraceSpan, ...]:
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise TypeError(f"{what} must be a tuple of TraceSpan, got {type(value).__name__}.")
+    spans = tuple(cast("Iterable[Any]", value))
+    for span in spans:
+        if not isinstance(span, TraceSpan):
+            raise TypeError(f"{what} must hold TraceSpan objects, got {type(span).__name__}.")
+    return spans
 
 
 def normalize_trace(
@@ -358,9 +380,7 @@ def check_genai_conventions(
     wanted = frozenset(operations)
     if not all(isinstance(name, str) for name in wanted):
         raise TypeError("check_genai_conventions operations must hold operation names (str).")
-    model_spans = tuple(
-        span for span in tree.spans() if span.attributes.get("gen_ai.operation.name") in wanted
-    )
+    model_spans = tuple(span for span in tree.spans() if _operation(span.attributes) in wanted)
     if not model_spans:
         raise GenAIConventionError(
             span_name=None,
@@ -384,6 +404,11 @@ def check_genai_conventions(
     return model_spans
 
 
+def _operation(attributes: Mapping[str, Any]) -> str | None:
+    operation = attributes.get("gen_ai.operation.name")
+    return operation if isinstance(operation, str) else None
+
+
 def _non_empty_str(value: Any) -> bool:
     return isinstance(value, str) and bool(value)
 
@@ -394,9 +419,7 @@ def _token_count(value: Any) -> bool:
 
 def _finish_reasons(value: Any) -> bool:
     return (
-        isinstance(value, list)
-        and bool(value)
-        and all(_non_empty_str(entry) for entry in value)  # pyright: ignore[reportUnknownVariableType]
+        isinstance(value, list) and bool(value) and all(_non_empty_str(entry) for entry in value)  # pyright: ignore[reportUnknownVariableType]
     )
 
 
