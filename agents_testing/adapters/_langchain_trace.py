@@ -139,13 +139,19 @@ def _model_output(outputs: Mapping[str, Any]) -> dict[str, Any]:
     usage: Any = None
     for batch in outputs.get("generations") or ():
         for generation in batch:
-            fields = _message_fields(generation.get("message") if isinstance(generation, Mapping) else None)
+            fields = _message_fields(
+                generation.get("message") if isinstance(generation, Mapping) else None
+            )
             content = fields.get("content")
             if isinstance(content, str) and content:
                 texts.append(content)
             for call in fields.get("tool_calls") or ():
                 tool_calls.append(
-                    {"name": call.get("name"), "args": _plain_or_text(call.get("args")), "id": call.get("id")}
+                    {
+                        "name": call.get("name"),
+                        "args": _plain_or_text(call.get("args")),
+                        "id": call.get("id"),
+                    }
                 )
             if fields.get("usage_metadata") is not None:
                 usage = _plain_or_text(fields["usage_metadata"])

@@ -394,9 +394,7 @@ def _populate_span(
 ) -> None:
     span.span_data.usage = usage
     if tracing.include_data():
-        span.span_data.output = [
-            _plain_item(item) for item in output
-        ]
+        span.span_data.output = [_plain_item(item) for item in output]
 
 
 def _span_usage(usage: Usage) -> dict[str, Any]:
