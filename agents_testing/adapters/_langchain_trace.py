@@ -47,7 +47,7 @@ class LangChainRunCapture:
     """The LangChain runs traced through ``handler``, as a normalized tree.
 
     In ``tree()`` each run is a span named after the run, of kind ``run_type`` (``chain``,
-    ``llm``, ``chat_model``, ``tool``, ...). Its attributes are its metadata (LangGraph's
+    ``llm`` for chat models too, ``tool``, ...). Its attributes are its metadata (LangGraph's
     ``langgraph_node`` and ``langgraph_step``, the model's ``ls_provider``, ...) without
     ``LANGCHAIN_VOLATILE_ATTRIBUTES``; a model run adds ``text``, ``tool_calls``
     (``name``, ``args``, ``id``) and ``usage`` (the message's ``usage_metadata``); a tool
