@@ -1241,7 +1241,8 @@ def _convention_message(error: GenAIConventionError) -> str:
             f"{list(error.operations)}. Turn on the framework's instrumentation with the "
             "capture's tracer provider, and do not filter gen_ai.* attributes out of the tree."
         )
-    where = f"Model-call span {error.span_name!r} (#{(error.span_index or 0) + 1}, span_index={error.span_index})"
+    position = (error.span_index or 0) + 1
+    where = f"Model-call span {error.span_name!r} (#{position}, span_index={error.span_index})"
     form = _CONVENTION_FORMS.get(error.attribute, "well-formed")
     if error.reason == "missing":
         problem = f"has no {error.attribute} attribute"

@@ -32,8 +32,6 @@ if TYPE_CHECKING:
     )
     from ._openai_agents_realtime import wait_for_session_event as wait_for_session_event
     from ._openai_agents_route import OpenAIAgentsModelRoute as OpenAIAgentsModelRoute
-    from ._openai_agents_trace import OpenAIAgentsTraceCapture as OpenAIAgentsTraceCapture
-    from ._openai_agents_trace import capture_openai_agents_trace as capture_openai_agents_trace
     from ._openai_agents_route import route_openai_agents_models as route_openai_agents_models
     from ._openai_agents_sandbox import (
         OPENAI_AGENTS_SANDBOX_INTERFACE as OPENAI_AGENTS_SANDBOX_INTERFACE,
@@ -42,6 +40,8 @@ if TYPE_CHECKING:
     from ._openai_agents_sandbox import (
         openai_agents_sandbox_session as openai_agents_sandbox_session,
     )
+    from ._openai_agents_trace import OpenAIAgentsTraceCapture as OpenAIAgentsTraceCapture
+    from ._openai_agents_trace import capture_openai_agents_trace as capture_openai_agents_trace
 
 # Each part beyond the model adapter loads on first use of one of its names: most tests use
 # one part, and the realtime one alone costs about a tenth of the SDK's import.

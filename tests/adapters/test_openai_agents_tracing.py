@@ -7,9 +7,10 @@ from typing import Any
 import pytest
 
 pytest.importorskip("agents")
-openai = pytest.importorskip("openai")
+pytest.importorskip("openai")
 
 import agents.tracing
+import openai
 from agents import (
     Agent,
     ModelSettings,
@@ -71,15 +72,19 @@ def weather_agent(model: Any) -> Agent:
     )
 
 
+async def run_agent(model: Any, *, stream: bool = False, **config: Any) -> None:
+    agent = weather_agent(model)
+    if stream:
+        result = Runner.run_streamed(agent, "Weather in Tokyo?", run_config=RunConfig(**config))
+        async for _ in result.stream_events():
+            pass
+    else:
+        await Runner.run(agent, "Weather in Tokyo?", run_config=RunConfig(**config))
+
+
 async def traced_run(model: Any, *, stream: bool = False, **config: Any) -> TraceTree:
     with capture_openai_agents_trace() as capture:
-        agent = weather_agent(model)
-        if stream:
-            result = Runner.run_streamed(agent, "Weather in Tokyo?", run_config=RunConfig(**config))
-            async for _ in result.stream_events():
-                pass
-        else:
-            await Runner.run(agent, "Weather in Tokyo?", run_config=RunConfig(**config))
+        await run_agent(model, stream=stream, **config)
     return capture.tree()
 
 
@@ -154,17 +159,12 @@ async def test_the_same_scripted_run_gives_an_equal_tree_every_time() -> None:
 
 @pytest.mark.parametrize("stream", [False, True], ids=["run", "run_streamed"])
 async def test_a_failing_call_marks_its_generation_span(stream: bool) -> None:
-    model = ScriptedModel([model_error(RuntimeError("503 overloaded"))])
-    with capture_openai_agents_trace() as capture:
-        with pytest.raises(RuntimeError, match="503 overloaded"):
-            if stream:
-                result = Runner.run_streamed(
-                    weather_agent(openai_agents_model(model, emit_traces=True)), "Hi"
-                )
-                async for _ in result.stream_events():
-                    pass
-            else:
-                await Runner.run(weather_agent(openai_agents_model(model, emit_traces=True)), "Hi")
+    model = openai_agents_model(
+        ScriptedModel([model_error(RuntimeError("503 overloaded"))]), emit_traces=True
+    )
+
+    with capture_openai_agents_trace() as capture, pytest.raises(RuntimeError, match="503"):
+        await run_agent(model, stream=stream)
 
     (generation,) = capture.tree().spans(kind="generation")
     assert generation.error == {
@@ -174,14 +174,10 @@ async def test_a_failing_call_marks_its_generation_span(stream: bool) -> None:
 
 
 async def test_an_unexpected_streamed_call_still_leaves_a_failed_span() -> None:
-    model = ScriptedModel()
-    with capture_openai_agents_trace() as capture:
-        with pytest.raises(AssertionError):
-            result = Runner.run_streamed(
-                weather_agent(openai_agents_model(model, emit_traces=True)), "Hi"
-            )
-            async for _ in result.stream_events():
-                pass
+    model = openai_agents_model(ScriptedModel(), emit_traces=True)
+
+    with capture_openai_agents_trace() as capture, pytest.raises(AssertionError):
+        await run_agent(model, stream=True)
 
     (generation,) = capture.tree().spans(kind="generation")
     assert generation.error is not None
@@ -189,14 +185,11 @@ async def test_an_unexpected_streamed_call_still_leaves_a_failed_span() -> None:
 
 
 async def test_without_sensitive_data_the_span_keeps_usage_but_not_input_or_output() -> None:
-    model = ScriptedModel([model_error(RuntimeError("secret"))])
-    with capture_openai_agents_trace() as capture:
-        with pytest.raises(RuntimeError):
-            await Runner.run(
-                weather_agent(openai_agents_model(model, emit_traces=True)),
-                "Hi",
-                run_config=RunConfig(trace_include_sensitive_data=False),
-            )
+    model = openai_agents_model(
+        ScriptedModel([model_error(RuntimeError("secret"))]), emit_traces=True
+    )
+    with capture_openai_agents_trace() as capture, pytest.raises(RuntimeError):
+        await run_agent(model, trace_include_sensitive_data=False)
     tree = await traced_run(
         openai_agents_model(weather_script(), emit_traces=True),
         trace_include_sensitive_data=False,
@@ -249,15 +242,16 @@ async def test_the_capture_puts_the_trace_provider_back() -> None:
 
 def test_a_capture_cannot_be_opened_twice() -> None:
     capture = capture_openai_agents_trace()
-    with capture:
-        with pytest.raises(RuntimeError, match="already open"):
-            capture.__enter__()
+    with capture, pytest.raises(RuntimeError, match="already open"):
+        capture.__enter__()
 
 
 async def test_routed_models_emit_generation_spans_when_asked() -> None:
-    with capture_openai_agents_trace() as capture:
-        with route_openai_agents_models(weather_script(), emit_traces=True):
-            await Runner.run(weather_agent("gpt-4.1"), "Weather in Tokyo?")
+    with (
+        capture_openai_agents_trace() as capture,
+        route_openai_agents_models(weather_script(), emit_traces=True),
+    ):
+        await run_agent("gpt-4.1")
 
     tree = capture.tree()
     assert len(tree.spans(kind="generation")) == 2
@@ -265,9 +259,8 @@ async def test_routed_models_emit_generation_spans_when_asked() -> None:
 
 
 async def test_routed_runs_trace_nothing_by_default() -> None:
-    with capture_openai_agents_trace() as capture:
-        with route_openai_agents_models(weather_script()):
-            await Runner.run(weather_agent("gpt-4.1"), "Weather in Tokyo?")
+    with capture_openai_agents_trace() as capture, route_openai_agents_models(weather_script()):
+        await Runner.run(weather_agent("gpt-4.1"), "Weather in Tokyo?")
 
     assert capture.tree() == TraceTree()
 

@@ -179,9 +179,8 @@ async def test_a_failing_model_call_gives_an_error_span() -> None:
     from agents_testing import model_error
 
     model = ScriptedModel([model_error(RuntimeError("503 overloaded"))])
-    with capture_otel_spans() as capture:
-        with pytest.raises(RuntimeError):
-            await instrumented_agent(model, capture).run("Weather in Tokyo?")
+    with capture_otel_spans() as capture, pytest.raises(RuntimeError):
+        await instrumented_agent(model, capture).run("Weather in Tokyo?")
 
     (chat,) = capture.tree().spans(kind="chat")
     assert chat.error == "RuntimeError: 503 overloaded"
@@ -190,10 +189,12 @@ async def test_a_failing_model_call_gives_an_error_span() -> None:
 def test_a_span_of_another_library_is_read_the_same_way() -> None:
     with capture_otel_spans() as capture:
         tracer = capture.tracer("my-app")
-        with tracer.start_as_current_span("handle request"):
-            with tracer.start_as_current_span("chat gpt-x") as span:
-                span.set_attribute("gen_ai.operation.name", "chat")
-                span.set_attribute("gen_ai.request.model", "gpt-x")
+        with (
+            tracer.start_as_current_span("handle request"),
+            tracer.start_as_current_span("chat gpt-x") as span,
+        ):
+            span.set_attribute("gen_ai.operation.name", "chat")
+            span.set_attribute("gen_ai.request.model", "gpt-x")
 
     assert capture.tree().as_data() == [
         {
