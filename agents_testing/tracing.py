@@ -83,7 +83,7 @@ class TraceSpan:
 
     def walk(self) -> Iterator[TraceSpan]:
         """Yield this span, then its descendants depth first, in start order."""
-        pending = [self]
+        pending: list[TraceSpan] = [self]
         while pending:
             span = pending.pop()
             yield span
@@ -136,14 +136,15 @@ class TraceTree:
         return TraceTree(tuple(root.shape() for root in self.roots))
 
 
-def _spans(value: Any, what: str) -> tuple[TraceSpan, ...]:
+def _spans(value: object, what: str) -> tuple[TraceSpan, ...]:
+    kind = type(value).__name__
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
-        raise TypeError(f"{what} must be a tuple of TraceSpan, got {type(value).__name__}.")
-    spans = tuple(cast("Iterable[Any]", value))
+        raise TypeError(f"{what} must be a tuple of TraceSpan, got {kind}.")
+    spans: tuple[object, ...] = tuple(cast("Iterable[object]", value))
     for span in spans:
         if not isinstance(span, TraceSpan):
             raise TypeError(f"{what} must hold TraceSpan objects, got {type(span).__name__}.")
-    return spans
+    return cast("tuple[TraceSpan, ...]", spans)
 
 
 def normalize_trace(
@@ -169,11 +170,9 @@ def normalize_trace(
     """
     keep = _patterns(attributes, "attributes") if attributes is not None else None
     drop = _patterns(ignore, "ignore")
-    if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Iterable):
-        raise TypeError(
-            f"normalize_trace records must be an iterable of SpanRecord, got "
-            f"{type(records).__name__}."
-        )
+    given = type(cast("object", records)).__name__
+    if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Iterable):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise TypeError(f"normalize_trace records must be an iterable of SpanRecord, got {given}.")
     ordered: list[SpanRecord] = []
     by_id: dict[Hashable, SpanRecord] = {}
     for position, record in enumerate(records):
@@ -418,9 +417,10 @@ def _token_count(value: Any) -> bool:
 
 
 def _finish_reasons(value: Any) -> bool:
-    return (
-        isinstance(value, list) and bool(value) and all(_non_empty_str(entry) for entry in value)  # pyright: ignore[reportUnknownVariableType]
-    )
+    if not isinstance(value, list):
+        return False
+    entries = cast("list[object]", value)
+    return bool(entries) and all(_non_empty_str(entry) for entry in entries)
 
 
 _REQUIRED: tuple[tuple[str, Any], ...] = (

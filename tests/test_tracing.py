@@ -152,9 +152,9 @@ def test_nan_is_normalized_so_equal_traces_compare_equal() -> None:
         ("spans", TypeError, "records must be an iterable of SpanRecord"),
         ([{"name": "x"}], TypeError, "records[0] must be a SpanRecord"),
         ([SpanRecord(1, None, 5, "k")], TypeError, "records[0].name must be a str"),  # type: ignore[arg-type]
-        ([SpanRecord([1], None, "s", "k")], TypeError, "must be hashable"),
+        ([SpanRecord([1], None, "s", "k")], TypeError, "must be hashable"),  # type: ignore[arg-type]
         ([SpanRecord(1, None, "s", "k", [1])], TypeError, "attributes must be a mapping"),  # type: ignore[arg-type]
-        ([SpanRecord(1, None, "s", "k", {1: 2})], TypeError, "attribute names are str"),
+        ([SpanRecord(1, None, "s", "k", {1: 2})], TypeError, "attribute names are str"),  # type: ignore[dict-item]
         ([SpanRecord(1, None, "s", "k", {"a": object()})], TypeError, "not JSON-like"),
         ([SpanRecord(1, None, "s", "k", {"a": {1: 2}})], TypeError, "keys must be str"),
         ([SpanRecord(1, None, "s", "k"), SpanRecord(1, None, "t", "k")], ValueError, "repeats"),
@@ -348,9 +348,9 @@ def test_convention_check_survives_any_attributes(attributes: dict[str, Any]) ->
 @pytest.mark.parametrize(
     ("build", "words"),
     [
-        (lambda: TraceTree([1]), "TraceTree roots must hold TraceSpan"),  # type: ignore[list-item]
+        (lambda: TraceTree([1]), "TraceTree roots must hold TraceSpan"),  # type: ignore[arg-type]
         (lambda: TraceTree("ab"), "TraceTree roots must be a tuple"),  # type: ignore[arg-type]
-        (lambda: TraceSpan("n", "k", children=[2]), "children must hold"),  # type: ignore[list-item]
+        (lambda: TraceSpan("n", "k", children=[2]), "children must hold"),  # type: ignore[arg-type]
         (lambda: TraceSpan("n", 3), "name and kind must be str"),  # type: ignore[arg-type]
         (lambda: TraceSpan("n", "k", attributes=[]), "attributes must be a dict"),  # type: ignore[arg-type]
     ],

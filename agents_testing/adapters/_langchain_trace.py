@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 try:
     from langchain_core.messages import BaseMessage
@@ -109,16 +109,21 @@ class _CaptureTracer(BaseTracer):
 
 def _record(run: Run) -> SpanRecord:
     attributes: dict[str, Any] = {}
-    metadata: Mapping[str, Any] = (run.extra or {}).get("metadata") or {}
+    # Run declares these as bare dicts: read them as what a tracer stores.
+    extra = cast("Mapping[str, Any]", getattr(run, "extra", None) or {})
+    metadata = cast("Mapping[str, Any]", extra.get("metadata") or {})
+    outputs = cast("Mapping[str, Any]", getattr(run, "outputs", None) or {})
     for key, value in metadata.items():
         plain = _plain(value)
         if plain is not _SKIP:
             attributes[key] = plain
     if run.run_type in ("llm", "chat_model"):
-        attributes.update(_model_output(run.outputs or {}))
+        attributes.update(_model_output(outputs))
     elif run.run_type == "tool":
-        attributes["input"] = _plain_or_text(dict(run.inputs or {}))
-        output = (run.outputs or {}).get("output")
+        attributes["input"] = _plain_or_text(
+            dict(cast("Mapping[str, Any]", getattr(run, "inputs", None) or {}))
+        )
+        output = outputs.get("output")
         if isinstance(output, BaseMessage):
             output = output.content
         attributes["output"] = _plain_or_text(output)
@@ -139,13 +144,15 @@ def _model_output(outputs: Mapping[str, Any]) -> dict[str, Any]:
     usage: Any = None
     for batch in outputs.get("generations") or ():
         for generation in batch:
-            fields = _message_fields(
-                generation.get("message") if isinstance(generation, Mapping) else None
-            )
+            message: Any = None
+            if isinstance(generation, Mapping):
+                message = cast("Mapping[str, Any]", generation).get("message")
+            fields = _message_fields(message)
             content = fields.get("content")
             if isinstance(content, str) and content:
                 texts.append(content)
-            for call in fields.get("tool_calls") or ():
+            calls = cast("Iterable[Mapping[str, Any]]", fields.get("tool_calls") or ())
+            for call in calls:
                 tool_calls.append(
                     {
                         "name": call.get("name"),
@@ -169,8 +176,9 @@ def _message_fields(message: Any) -> Mapping[str, Any]:
             "usage_metadata": getattr(message, "usage_metadata", None),
         }
     if isinstance(message, Mapping):
-        kwargs = message.get("kwargs")  # the serialized form a tracer stores
-        return kwargs if isinstance(kwargs, Mapping) else message
+        fields = cast("Mapping[str, Any]", message)
+        kwargs = fields.get("kwargs")  # the serialized form a tracer stores
+        return cast("Mapping[str, Any]", kwargs) if isinstance(kwargs, Mapping) else fields
     return {}
 
 
@@ -182,13 +190,13 @@ def _plain(value: Any, depth: int = 0) -> Any:
         return _SKIP
     if isinstance(value, Mapping):
         converted: dict[str, Any] = {}
-        for key, entry in value.items():
+        for key, entry in value.items():  # pyright: ignore[reportUnknownVariableType]
             plain = _plain(entry, depth + 1)
             if isinstance(key, str) and plain is not _SKIP:
                 converted[key] = plain
         return converted
     if isinstance(value, (list, tuple)):
-        items = [_plain(entry, depth + 1) for entry in value]
+        items = [_plain(entry, depth + 1) for entry in cast("Iterable[Any]", value)]
         return [item for item in items if item is not _SKIP]
     return _SKIP
 
