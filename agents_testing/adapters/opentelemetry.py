@@ -29,6 +29,7 @@ except ImportError as _missing:  # the import tests hide the framework to reach 
         adapter="agents_testing.adapters.opentelemetry",
         requirement="opentelemetry-sdk>=1.20",
         extra="tracing",
+        root="opentelemetry.sdk",
     ) from _missing
 
 from ..tracing import SpanRecord, TraceTree, normalize_trace
