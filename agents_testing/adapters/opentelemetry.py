@@ -60,7 +60,7 @@ class OTelSpanCapture:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._spans: list[Span] = []
-        self.tracer_provider = TracerProvider()
+        self.tracer_provider: TracerProvider = TracerProvider()
         self.tracer_provider.add_span_processor(_CaptureProcessor(self))
 
     def __repr__(self) -> str:
