@@ -8,6 +8,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import _lazy
+from .errors import GenAIConventionError as GenAIConventionError
+from .errors import GenAIConventionReason as GenAIConventionReason
 from .errors import IncompleteRealtimeScenarioError as IncompleteRealtimeScenarioError
 from .errors import InvalidRealtimeEventError as InvalidRealtimeEventError
 from .errors import InvalidScriptedMCPStepError as InvalidScriptedMCPStepError
@@ -137,6 +139,12 @@ if TYPE_CHECKING:
     from .sandbox import SandboxStep as SandboxStep
     from .sandbox import ScriptedSandboxSession as ScriptedSandboxSession
     from .sandbox import scripted_sandbox_session as scripted_sandbox_session
+    from .tracing import GENAI_MODEL_OPERATIONS as GENAI_MODEL_OPERATIONS
+    from .tracing import SpanRecord as SpanRecord
+    from .tracing import TraceSpan as TraceSpan
+    from .tracing import TraceTree as TraceTree
+    from .tracing import check_genai_conventions as check_genai_conventions
+    from .tracing import normalize_trace as normalize_trace
 
 # The realtime, sandbox and MCP doubles load on first use: a test of a model loop (and every model
 # adapter) then pays for neither module.
@@ -175,6 +183,12 @@ _LAZY_MODULES: dict[str, str] = {
     "Replay": "recording",
     "ReplayIgnore": "recording",
     "load_recording": "recording",
+    "GENAI_MODEL_OPERATIONS": "tracing",
+    "SpanRecord": "tracing",
+    "TraceSpan": "tracing",
+    "TraceTree": "tracing",
+    "check_genai_conventions": "tracing",
+    "normalize_trace": "tracing",
     "HANDSHAKE_PROTOCOL_VERSIONS": "mcp",
     "MODERN_PROTOCOL_VERSIONS": "mcp",
     "MCPCall": "mcp",
@@ -329,4 +343,13 @@ __all__ = [
     "mcp_tool_call",
     "mcp_tool_result",
     "mcp_tools_changed",
+    # Traces
+    "GENAI_MODEL_OPERATIONS",
+    "GenAIConventionError",
+    "GenAIConventionReason",
+    "SpanRecord",
+    "TraceSpan",
+    "TraceTree",
+    "check_genai_conventions",
+    "normalize_trace",
 ]

@@ -11,6 +11,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 __all__ = [
+    "GenAIConventionError",
+    "GenAIConventionReason",
     "IncompleteRealtimeScenarioError",
     "InvalidRealtimeEventError",
     "InvalidScriptedMCPStepError",
@@ -62,6 +64,8 @@ InvalidScriptedModelStepReason = Literal[
     "invalid_output_item",
     "invalid_stream_event",
 ]
+
+GenAIConventionReason = Literal["missing", "malformed", "no_model_call_spans"]
 
 WireRequestReason = Literal[
     "method_not_allowed",
@@ -1184,3 +1188,68 @@ class ReplayRequestDriftError(_StructuredError, AssertionError):
             f"{detail}. If the change is intended, record the script again (pytest "
             f"--agents-testing-record){relax}."
         )
+
+
+# -- tracing -----------------------------------------------------------------------------
+
+_CONVENTION_FORMS = {
+    "gen_ai.operation.name": "a non-empty string such as 'chat'",
+    "gen_ai.provider.name": "a non-empty string such as 'openai'",
+    "gen_ai.system": "a non-empty string such as 'openai'",
+    "gen_ai.request.model": "the requested model name, a non-empty string",
+    "gen_ai.response.model": "the answering model name, a non-empty string",
+    "gen_ai.usage.input_tokens": "an integer >= 0",
+    "gen_ai.usage.output_tokens": "an integer >= 0",
+    "gen_ai.response.finish_reasons": "a non-empty list of strings such as ['stop']",
+}
+
+
+class GenAIConventionError(_StructuredError, AssertionError):
+    """A model-call span lacks a GenAI semantic-convention attribute, or has a malformed one.
+
+    ``span_name`` and ``span_index`` (zero-based, among the model-call spans checked, depth
+    first) name the span; ``attribute`` the attribute; ``reason`` is ``"missing"``,
+    ``"malformed"`` (``value`` holds what the span carried) or ``"no_model_call_spans"``
+    (no span's ``gen_ai.operation.name`` is one of ``operations``; ``span_name`` and
+    ``span_index`` are ``None``).
+    """
+
+    _fields = ("span_name", "span_index", "attribute", "reason", "value", "operations")
+
+    def __init__(
+        self,
+        span_name: str | None,
+        span_index: int | None,
+        attribute: str,
+        reason: GenAIConventionReason,
+        value: Any = None,
+        operations: Sequence[str] = (),
+    ) -> None:
+        self.span_name = span_name
+        self.span_index = span_index
+        self.attribute = attribute
+        self.reason: GenAIConventionReason = reason
+        self.value = value
+        self.operations: tuple[str, ...] = tuple(operations)
+        super().__init__(_convention_message(self))
+
+
+def _convention_message(error: GenAIConventionError) -> str:
+    if error.reason == "no_model_call_spans":
+        return (
+            "No model-call span in the trace: no span has gen_ai.operation.name in "
+            f"{list(error.operations)}. Turn on the framework's instrumentation with the "
+            "capture's tracer provider, and do not filter gen_ai.* attributes out of the tree."
+        )
+    position = (error.span_index or 0) + 1
+    where = f"Model-call span {error.span_name!r} (#{position}, span_index={error.span_index})"
+    form = _CONVENTION_FORMS.get(error.attribute, "well-formed")
+    if error.reason == "missing":
+        problem = f"has no {error.attribute} attribute"
+    else:
+        problem = f"has a malformed {error.attribute}: {error.value!r}"
+    return (
+        f"{where} {problem}. The GenAI semantic conventions expect {form}. Set it where the "
+        "model call is traced (the instrumentation or the model adapter), or script what it "
+        "is computed from (usage tokens in the step's Usage)."
+    )

@@ -12,6 +12,9 @@ Fixtures (each a factory; call it as often as the test needs):
   also stops serving (HTTP and stdio) when the test ends, whatever its outcome.
 - ``check_complete(double)`` -> ``double``: check any object with ``assert_complete()`` the
   same way, such as a framework adapter's sandbox session.
+- ``capture_trace(source)`` -> a trace capture (``source`` is ``"openai-agents"``,
+  ``"opentelemetry"`` or ``"langchain"``), closed when the test ends; read it with
+  ``capture.tree()``.
 - ``recorded_endpoint(path, upstream=...)`` -> :class:`RecordedEndpoint`: record a real run
   into the script at ``path`` (through a ``RecordingProxy``) or replay that script strictly
   (through a ``ScriptedServer``); ``--agents-testing-record`` records again.
@@ -32,7 +35,7 @@ import os
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, overload
 
 import pytest
 
@@ -47,10 +50,16 @@ from .sandbox import (
     scripted_sandbox_session,
 )
 
+if TYPE_CHECKING:
+    from .adapters._langchain_trace import LangChainRunCapture
+    from .adapters._openai_agents_trace import OpenAIAgentsTraceCapture
+    from .adapters.opentelemetry import OTelSpanCapture
+
 __all__ = [
     "INI_OPTION",
     "MARKER",
     "RECORD_OPTION",
+    "CaptureTrace",
     "CheckComplete",
     "RecordedEndpoint",
     "RecordedEndpointFactory",
@@ -58,6 +67,7 @@ __all__ = [
     "ScriptedModelFactory",
     "ScriptedRealtimeFactory",
     "ScriptedSandboxFactory",
+    "capture_trace",
     "check_complete",
     "recorded_endpoint",
     "scripted_mcp",
@@ -337,6 +347,55 @@ def check_complete(request: pytest.FixtureRequest) -> CheckComplete:
         return _register(request, double, _caller(request))
 
     return track
+
+
+# -- traces --------------------------------------------------------------------------------
+
+TraceSource = Literal["openai-agents", "opentelemetry", "langchain"]
+
+
+class CaptureTrace(Protocol):
+    """The ``capture_trace`` fixture: annotate the test argument with it."""
+
+    @overload
+    def __call__(self, source: Literal["openai-agents"], /) -> OpenAIAgentsTraceCapture: ...
+    @overload
+    def __call__(self, source: Literal["opentelemetry"], /) -> OTelSpanCapture: ...
+    @overload
+    def __call__(self, source: Literal["langchain"], /) -> LangChainRunCapture: ...
+
+
+@pytest.fixture
+def capture_trace() -> Iterator[CaptureTrace]:
+    """Return a factory of trace captures, each closed when the test ends.
+
+    ``capture_trace("openai-agents")`` opens ``capture_openai_agents_trace()`` (the SDK's
+    spans go only to the capture until the test ends); ``capture_trace("opentelemetry")``
+    returns ``capture_otel_spans()`` (hand its ``tracer_provider`` to the instrumentation);
+    ``capture_trace("langchain")`` returns ``capture_langchain_runs()`` (pass its
+    ``handler`` in the run's callbacks). Each needs its framework installed.
+    """
+    with contextlib.ExitStack() as stack:
+
+        def make(source: TraceSource, /) -> Any:
+            if source == "openai-agents":
+                from .adapters.openai_agents import capture_openai_agents_trace
+
+                return stack.enter_context(capture_openai_agents_trace())
+            if source == "opentelemetry":
+                from .adapters.opentelemetry import capture_otel_spans
+
+                return stack.enter_context(capture_otel_spans())
+            if source == "langchain":
+                from .adapters.langchain import capture_langchain_runs
+
+                return capture_langchain_runs()
+            raise ValueError(
+                f"capture_trace source must be 'openai-agents', 'opentelemetry' or "
+                f"'langchain', got {source!r}."
+            )
+
+        yield make
 
 
 # -- record and replay ---------------------------------------------------------------------

@@ -32,6 +32,7 @@ GROUPS = {
     "import": "bench_import",
     "wire-server": "bench_wire_server",
     "mcp": "bench_mcp",
+    "tracing": "bench_tracing",
 }
 
 

@@ -18,6 +18,12 @@ ADAPTERS = [
     ("agents_testing.adapters.pydantic_ai", "pydantic_ai", "pydantic-ai-slim>=1.1", "pydantic-ai"),
     ("agents_testing.adapters.langchain", "langchain_core", "langchain-core>=0.3", "langchain"),
     ("agents_testing.adapters.httpx", "httpx", "httpx>=0.27", "httpx"),
+    (
+        "agents_testing.adapters.opentelemetry",
+        "opentelemetry",
+        "opentelemetry-sdk>=1.20",
+        "tracing",
+    ),
 ]
 
 # Hide the framework, then report both what importorskip does and the error itself.
@@ -72,6 +78,16 @@ def test_missing_framework_error_names_the_framework_version_and_install_command
     assert report["name"].partition(".")[0] == framework  # the module found missing
     assert f"{adapter} needs {requirement}" in report["message"]
     assert f'pip install "agents-testing[{extra}]"' in report["message"]
+
+
+def test_the_opentelemetry_sdk_missing_beside_the_api_is_a_missing_framework() -> None:
+    # pydantic-ai installs opentelemetry-api: the SDK's absence must still skip, not fail.
+    report = probe("agents_testing.adapters.opentelemetry", "opentelemetry.sdk")
+
+    assert report["type"] == "ModuleNotFoundError"
+    assert report["name"].startswith("opentelemetry.sdk")
+    assert "skipped" in report
+    assert 'pip install "agents-testing[tracing]"' in report["message"]
 
 
 def test_an_installed_framework_too_old_for_the_adapter_fails_loudly() -> None:

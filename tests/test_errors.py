@@ -11,6 +11,7 @@ import pytest
 
 from agents_testing import errors
 from agents_testing.errors import (
+    GenAIConventionError,
     IncompleteRealtimeScenarioError,
     InvalidRealtimeEventError,
     InvalidScriptedMCPStepError,
@@ -766,9 +767,38 @@ EXAMPLES = [
         "--agents-testing-record), or add this call's request to REQUESTS.",
         id="replay-no-recorded-request",
     ),
+    pytest.param(
+        GenAIConventionError(
+            "chat scripted", 1, "gen_ai.usage.input_tokens", "malformed", -1, ["chat"]
+        ),
+        {
+            "span_name": "chat scripted",
+            "span_index": 1,
+            "attribute": "gen_ai.usage.input_tokens",
+            "reason": "malformed",
+            "value": -1,
+            "operations": ("chat",),
+        },
+        "Model-call span 'chat scripted' (#2, span_index=1) has a malformed "
+        "gen_ai.usage.input_tokens: -1. The GenAI semantic conventions expect an integer >= 0. "
+        "Set it where the model call is traced (the instrumentation or the model adapter), or "
+        "script what it is computed from (usage tokens in the step's Usage).",
+        id="genai-convention-malformed",
+    ),
+    pytest.param(
+        GenAIConventionError(
+            None, None, "gen_ai.operation.name", "no_model_call_spans", None, ("chat",)
+        ),
+        {"span_name": None, "span_index": None, "reason": "no_model_call_spans"},
+        "No model-call span in the trace: no span has gen_ai.operation.name in ['chat']. Turn "
+        "on the framework's instrumentation with the capture's tracer provider, and do not "
+        "filter gen_ai.* attributes out of the tree.",
+        id="genai-convention-no-model-spans",
+    ),
 ]
 
 ALL_ERROR_CLASSES = {
+    GenAIConventionError,
     InvalidScriptedModelOutputError,
     UnexpectedModelCallError,
     UnconsumedModelStepsError,
@@ -897,6 +927,7 @@ def test_fresh_error_has_no_traceback_even_after_a_raise() -> None:
         (InvalidScriptedMCPStepError, ValueError),
         (RepeatedMCPListError, AssertionError),
         (MCPProtocolError, AssertionError),
+        (GenAIConventionError, AssertionError),
     ],
 )
 def test_error_subclasses_the_base_class_its_kind_of_failure_needs(

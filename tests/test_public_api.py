@@ -10,7 +10,7 @@ import pytest
 
 import agents_testing
 
-CORE_MODULES = ["errors", "items", "model", "sandbox", "realtime", "mcp"]
+CORE_MODULES = ["errors", "items", "model", "sandbox", "realtime", "mcp", "tracing"]
 
 
 @pytest.mark.parametrize("module_name", CORE_MODULES)

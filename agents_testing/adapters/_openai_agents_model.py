@@ -27,6 +27,8 @@ try:
     from agents.models.interface import Model, ModelTracing
     from agents.retry import ModelRetryAdvice, ModelRetryAdviceRequest
     from agents.tool import Tool
+    from agents.tracing import Span, SpanError, generation_span
+    from agents.tracing.span_data import GenerationSpanData
     from agents.usage import RequestUsage, Usage
     from openai.types.responses import (
         Response,
@@ -94,8 +96,19 @@ __all__ = ["openai_agents_model"]
 _T = typing.TypeVar("_T")
 
 
-def openai_agents_model(model: ScriptedModel) -> Model:
+def openai_agents_model(model: ScriptedModel, *, emit_traces: bool = False) -> Model:
     """Return an ``agents.Model`` that answers every call from ``model``'s script.
+
+    Args:
+        model: The core double whose script answers the calls.
+        emit_traces: Wrap each call in a generation span, as the SDK's Chat Completions model
+            does: ``model`` (``"scripted"``), ``model_config`` (the call's settings),
+            ``input`` (the system instructions, then the input items) and ``output`` (the
+            output items) when the run includes sensitive data, ``usage`` and, for a failing
+            call, an error. Off by default, like the SDK's own test double: a trace the test
+            did not ask for reaches whatever processors are installed (the SDK's default one
+            exports to OpenAI when ``OPENAI_API_KEY`` is set). Capture it with
+            ``capture_openai_agents_trace()``.
 
     Non-streamed calls return an ``agents.items.ModelResponse``; streamed calls yield Responses
     stream events. A normal response step is streamed as ``response.created``,
@@ -114,7 +127,16 @@ def openai_agents_model(model: ScriptedModel) -> Model:
     """
     if not isinstance(model, ScriptedModel):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"openai_agents_model expects a ScriptedModel, got {type(model).__name__}.")
-    return _ScriptedAgentsModel(model)
+    if not isinstance(emit_traces, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
+        raise TypeError(f"openai_agents_model emit_traces must be a bool, got {emit_traces!r}.")
+    return _ScriptedAgentsModel(model, emit_traces=emit_traces)
+
+
+# The model name the adapter's responses and generation spans carry.
+_MODEL_NAME = "scripted"
+# What a span shows instead of an error's text when the run excludes sensitive data (the
+# SDK's models use the same words).
+_REDACTED_ERROR = "Error details are redacted."
 
 
 class _FailedCall:
@@ -133,8 +155,9 @@ class _FailedCall:
 class _ScriptedAgentsModel(Model):
     """An ``agents.Model`` whose answers come from a core ``ScriptedModel``."""
 
-    def __init__(self, model: ScriptedModel) -> None:
+    def __init__(self, model: ScriptedModel, *, emit_traces: bool = False) -> None:
         self._model = model
+        self._emit_traces = emit_traces
         # The SDK asks for retry advice with the error only. Remembering which core request
         # raised it lets the core match the advice to that exact call.
         self._failed: list[_FailedCall] = []
@@ -175,12 +198,39 @@ class _ScriptedAgentsModel(Model):
         # one; last_call reads one record where len(calls) would build them all.
         last = self._model.last_call
         call_index = 0 if last is None else last.index + 1
+        span = self._generation_span(request, model_settings, tracing)
+        if span is None:
+            return await self._response(request, call_index)
+        with span:
+            try:
+                sdk_response = await self._response(request, call_index)
+            except Exception as error:
+                _record_span_error(span, error, tracing)
+                raise
+            _populate_span(span, sdk_response.output, _span_usage(sdk_response.usage), tracing)
+            return sdk_response
+
+    async def _response(self, request: _core.ModelRequest, call_index: int) -> ModelResponse:
         try:
             response = await self._model.get_response(request)
         except Exception as error:
             self._failed.append(_FailedCall(error, False, request))
             raise
         return self._converted(_sdk_model_response, response, call_index)
+
+    def _generation_span(
+        self, request: _core.ModelRequest, settings: ModelSettings, tracing: ModelTracing
+    ) -> Span[GenerationSpanData] | None:
+        """Return the call's generation span (not started), or None when traces are off."""
+        if not self._emit_traces or tracing.is_disabled():
+            return None
+        config = settings.to_traceable_dict()
+        if not tracing.include_data():
+            config.pop("metadata", None)  # the SDK's models treat metadata as sensitive
+        span = generation_span(model=_MODEL_NAME, model_config=config)
+        if tracing.include_data():
+            span.span_data.input = _span_input(request)
+        return span
 
     def stream_response(
         self,
@@ -213,12 +263,24 @@ class _ScriptedAgentsModel(Model):
             conversation_id=conversation_id,
             prompt=prompt,
         )
+        span = self._generation_span(request, model_settings, tracing)
         try:
             events = self._model.stream_response(request)
         except Exception as error:
             self._failed.append(_FailedCall(error, True, request))
+            if span is not None:
+                # The core refused the call before any event: the span still shows it failed.
+                with span:
+                    _record_span_error(span, error, tracing)
             raise
-        return self._sdk_events(events, request, events.call_index, exact=not events.automatic)
+        return self._sdk_events(
+            events,
+            request,
+            events.call_index,
+            exact=not events.automatic,
+            span=span,
+            tracing=tracing,
+        )
 
     def get_retry_advice(self, request: ModelRetryAdviceRequest) -> ModelRetryAdvice | None:
         """Return the advice scripted with the failed call's error, in the SDK's type."""
@@ -239,29 +301,48 @@ class _ScriptedAgentsModel(Model):
         call_index: int,
         *,
         exact: bool,
+        span: Span[GenerationSpanData] | None = None,
+        tracing: ModelTracing = ModelTracing.DISABLED,
     ) -> AsyncIterator[ResponseStreamEvent]:
         failure: BaseException | None = None
+        completed: Response | None = None
+        if span is not None:
+            # Not made current: the consumer's code runs between events, outside the call.
+            span.start(mark_as_current=False)
         try:
             if exact:
                 translate = _ExactEventTranslator(call_index)
                 async for event in events:
-                    yield self._converted(translate, event)
+                    sdk_event = self._converted(translate, event)
+                    if isinstance(sdk_event, ResponseCompletedEvent):
+                        completed = sdk_event.response
+                    yield sdk_event
             else:
                 # A normal step streams only once its response is known (the core computes
                 # it before the first event), so rendering from the final response loses
                 # nothing and lets every event carry the final item ids and indexes.
                 payload = await _response_done_payload(events)
-                response = self._converted(_completed_response, payload, call_index)
-                for sdk_event in _rendered_events(response, self._model.text_delta_size):
+                completed = self._converted(_completed_response, payload, call_index)
+                for sdk_event in _rendered_events(completed, self._model.text_delta_size):
                     yield sdk_event
         except BaseException as error:
             if isinstance(error, Exception):
                 self._failed.append(_FailedCall(error, True, request))
+                if span is not None:
+                    _record_span_error(span, error, tracing)
             failure = in_flight(error)
             raise
         finally:
-            # A failing source close must not hide the error that ended the stream.
-            await close_source(events.aclose, failure)
+            try:
+                # A failing source close must not hide the error that ended the stream.
+                await close_source(events.aclose, failure)
+            finally:
+                if span is not None:
+                    if completed is not None:
+                        _populate_span(
+                            span, completed.output, _response_usage(completed.usage), tracing
+                        )
+                    span.finish(reset_current=False)
 
     def _converted(self, convert: typing.Callable[..., _T], *args: Any) -> _T:
         """Run an output conversion; record a scripted item it refuses as a violation."""
@@ -280,6 +361,78 @@ class _ScriptedAgentsModel(Model):
                 del self._failed[position]
                 return failed.request
         return None
+
+
+# Generation spans ----------------------------------------------------------------------------
+
+
+def _span_input(request: _core.ModelRequest) -> list[dict[str, Any]]:
+    """Return what the span shows as input: the instructions, then the input items."""
+    messages: list[dict[str, Any]] = []
+    if request.system_instructions:
+        messages.append({"role": "system", "content": request.system_instructions})
+    if isinstance(request.input, str):
+        messages.append({"role": "user", "content": request.input})
+    else:
+        for item in cast("Iterable[Any]", request.input):
+            messages.append(_plain_item(item))
+    return messages
+
+
+def _plain_item(item: Any) -> dict[str, Any]:
+    # Only the fields the item was built with: stable and short in a trace snapshot.
+    if isinstance(item, BaseModel):
+        return item.model_dump(exclude_unset=True)
+    return dict(item)
+
+
+def _populate_span(
+    span: Span[GenerationSpanData],
+    output: Iterable[Any],
+    usage: dict[str, Any],
+    tracing: ModelTracing,
+) -> None:
+    span.span_data.usage = usage
+    if tracing.include_data():
+        span.span_data.output = [_plain_item(item) for item in output]
+
+
+def _span_usage(usage: Usage) -> dict[str, Any]:
+    return {
+        "requests": usage.requests,
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "total_tokens": usage.total_tokens,
+        "input_tokens_details": usage.input_tokens_details.model_dump(),
+        "output_tokens_details": usage.output_tokens_details.model_dump(),
+    }
+
+
+def _response_usage(usage: ResponseUsage | None) -> dict[str, Any]:
+    if usage is None:
+        return {"requests": 1}
+    return {
+        "requests": 1,
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "total_tokens": usage.total_tokens,
+        "input_tokens_details": usage.input_tokens_details.model_dump(),
+        "output_tokens_details": usage.output_tokens_details.model_dump(),
+    }
+
+
+def _record_span_error(
+    span: Span[GenerationSpanData], error: Exception, tracing: ModelTracing
+) -> None:
+    """Mark the span failed as the SDK's models do; never let that hide the call's error."""
+    if tracing.include_data():
+        try:
+            text = str(error)
+        except Exception:
+            text = f"Unrenderable {type(error).__name__}"
+    else:
+        text = _REDACTED_ERROR
+    span.set_error(SpanError(message="Error getting response", data={"error": text}))
 
 
 def _core_request(

@@ -20,6 +20,7 @@ How it hooks in, and why there:
   replaced; the last block to exit puts the original back.
 - Tracing: each routed run gets ``tracing_disabled=True``, and a trace provider wrapper turns
   the application's own ``trace()``/span calls into no-ops, only in contexts inside a block.
+  ``emit_traces=True`` leaves both alone and has the scripted models emit generation spans.
 
 The active block is a ``ContextVar``: tasks started inside the block see it, other tasks (for
 example another test running concurrently) do not.
@@ -88,6 +89,8 @@ _ACTIVE_FRAME: contextvars.ContextVar[_Frame | None] = contextvars.ContextVar(
 
 def route_openai_agents_models(
     models: ScriptedModel | Model | Mapping[str, ScriptedModel | Model],
+    *,
+    emit_traces: bool = False,
 ) -> OpenAIAgentsModelRoute:
     """Return a context manager that routes every agent's model to scripted models.
 
@@ -96,6 +99,10 @@ def route_openai_agents_models(
             mapping from agent name to the ``ScriptedModel`` of that agent (one script per
             agent keeps concurrent sub-agents deterministic). An ``agents.Model`` is accepted
             wherever a ``ScriptedModel`` is.
+        emit_traces: Leave tracing as the application configured it and wrap each scripted
+            call in a generation span (``openai_agents_model(model, emit_traces=True)``).
+            Off by default: a routed run then traces nothing, so nothing can be exported.
+            Capture the trace with ``capture_openai_agents_trace()``.
 
     Use it as ``with`` or ``async with``. Inside the block, every run started with
     ``Runner.run``, ``Runner.run_sync`` or ``Runner.run_streamed`` (agents used as tools and
@@ -104,7 +111,7 @@ def route_openai_agents_models(
     and the block raises it again on exit even if something caught it (the SDK turns a failing
     agent tool into a tool message), so put ``pytest.raises`` around the block, not inside it.
     """
-    return OpenAIAgentsModelRoute(models)
+    return OpenAIAgentsModelRoute(models, emit_traces=emit_traces)
 
 
 class OpenAIAgentsModelRoute:
@@ -114,7 +121,17 @@ class OpenAIAgentsModelRoute:
     agent of each model call the block routed.
     """
 
-    def __init__(self, models: ScriptedModel | Model | Mapping[str, ScriptedModel | Model]) -> None:
+    def __init__(
+        self,
+        models: ScriptedModel | Model | Mapping[str, ScriptedModel | Model],
+        *,
+        emit_traces: bool = False,
+    ) -> None:
+        if not isinstance(emit_traces, bool):  # pyright: ignore[reportUnnecessaryIsInstance]
+            raise TypeError(
+                f"route_openai_agents_models emit_traces must be a bool, got {emit_traces!r}."
+            )
+        self.emit_traces = emit_traces
         adapted: dict[int, Model] = {}
 
         def adapt(model: object, where: str) -> Model:
@@ -122,7 +139,9 @@ class OpenAIAgentsModelRoute:
                 return model
             if isinstance(model, ScriptedModel):
                 # One adapter per ScriptedModel, so an agent that shares it shares its retry state.
-                return adapted.setdefault(id(model), openai_agents_model(model))
+                return adapted.setdefault(
+                    id(model), openai_agents_model(model, emit_traces=emit_traces)
+                )
             raise TypeError(
                 f"route_openai_agents_models {where} must be a ScriptedModel or an agents.Model, "
                 f"got {type(model).__name__}."
@@ -274,8 +293,9 @@ def _routed_run_config(
     routed: dict[str, Any] = {
         "model": _RoutedModel(route, recorder, originals),
         "call_model_input_filter": recorder,
-        "tracing_disabled": True,
     }
+    if not route.emit_traces:
+        routed["tracing_disabled"] = True
     if isinstance(value, RunConfig):
         return dataclasses.replace(value, **routed)
     # Keep a dict a dict (and None a dict without model_provider): the runner then still
@@ -468,7 +488,7 @@ class _RoutingTraceProvider(TraceProvider):
             trace_id=trace_id,
             group_id=group_id,
             metadata=metadata,
-            disabled=disabled or _active_route() is not None,
+            disabled=disabled or _untraced(),
             tracing=tracing,
         )
 
@@ -483,7 +503,7 @@ class _RoutingTraceProvider(TraceProvider):
             span_data,
             span_id=span_id,
             parent=parent,
-            disabled=disabled or _active_route() is not None,
+            disabled=disabled or _untraced(),
         )
 
     def force_flush(self) -> None:
@@ -491,6 +511,12 @@ class _RoutingTraceProvider(TraceProvider):
 
     def shutdown(self, *args: Any, **kwargs: Any) -> None:
         self.inner.shutdown(*args, **kwargs)
+
+
+def _untraced() -> bool:
+    """Return whether the current context is inside a block that traces nothing."""
+    route = _active_route()
+    return route is not None and not route.emit_traces
 
 
 # Installation --------------------------------------------------------------------------------

@@ -88,6 +88,7 @@ except ImportError as _missing:  # the import tests hide the framework to reach 
         extra="langchain",
     ) from _missing
 
+from .. import _lazy
 from .._closing import close_source, in_flight
 from .._records import stored_value
 from .._snapshot import snapshot
@@ -106,7 +107,30 @@ if TYPE_CHECKING:
     # with the chat model classes, and importing it is most of what this module added.
     from langchain_core.tools import BaseTool
 
-__all__ = ["ScriptedChatModel", "langchain_chat_model"]
+if TYPE_CHECKING:
+    from ._langchain_trace import (
+        LANGCHAIN_VOLATILE_ATTRIBUTES as LANGCHAIN_VOLATILE_ATTRIBUTES,
+    )
+    from ._langchain_trace import LangChainRunCapture as LangChainRunCapture
+    from ._langchain_trace import capture_langchain_runs as capture_langchain_runs
+
+# The run capture loads on first use: a test of a chat model pays nothing for it.
+_LAZY_MODULES: dict[str, str] = {
+    "LANGCHAIN_VOLATILE_ATTRIBUTES": "_langchain_trace",
+    "LangChainRunCapture": "_langchain_trace",
+    "capture_langchain_runs": "_langchain_trace",
+}
+__getattr__: Callable[[str], Any]
+__dir__: Callable[[], list[str]]
+__getattr__, __dir__ = _lazy.lazy_names(globals(), _LAZY_MODULES)
+
+__all__ = [
+    "LANGCHAIN_VOLATILE_ATTRIBUTES",
+    "LangChainRunCapture",
+    "ScriptedChatModel",
+    "capture_langchain_runs",
+    "langchain_chat_model",
+]
 
 _T = TypeVar("_T")
 

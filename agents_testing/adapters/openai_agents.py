@@ -11,6 +11,9 @@
 - ``route_openai_agents_models(models)`` is a context manager for code that builds its own
   agents and calls ``Runner.run`` itself: every run inside it (nested runs included) answers
   from one ``ScriptedModel``, or from one per agent name, with tracing off.
+- ``capture_openai_agents_trace()`` is a context manager that captures the SDK's traces in a
+  test and reads them as a normalized tree (``openai_agents_model(model, emit_traces=True)``
+  adds the model calls' generation spans).
 
 Keep asserting on the core objects (``calls``, ``assert_complete()``): the adapters only
 translate between the SDK's types and the normalized ones. Importing this module without
@@ -37,6 +40,8 @@ if TYPE_CHECKING:
     from ._openai_agents_sandbox import (
         openai_agents_sandbox_session as openai_agents_sandbox_session,
     )
+    from ._openai_agents_trace import OpenAIAgentsTraceCapture as OpenAIAgentsTraceCapture
+    from ._openai_agents_trace import capture_openai_agents_trace as capture_openai_agents_trace
 
 # Each part beyond the model adapter loads on first use of one of its names: most tests use
 # one part, and the realtime one alone costs about a tenth of the SDK's import.
@@ -44,6 +49,8 @@ _LAZY_MODULES: dict[str, str] = {
     "openai_agents_realtime_model": "_openai_agents_realtime",
     "wait_for_session_event": "_openai_agents_realtime",
     "OpenAIAgentsModelRoute": "_openai_agents_route",
+    "OpenAIAgentsTraceCapture": "_openai_agents_trace",
+    "capture_openai_agents_trace": "_openai_agents_trace",
     "route_openai_agents_models": "_openai_agents_route",
     "OPENAI_AGENTS_SANDBOX_INTERFACE": "_openai_agents_sandbox",
     "OpenAIAgentsSandboxSession": "_openai_agents_sandbox",
@@ -60,6 +67,8 @@ __all__ = [
     "OPENAI_AGENTS_SANDBOX_INTERFACE",
     "OpenAIAgentsModelRoute",
     "OpenAIAgentsSandboxSession",
+    "OpenAIAgentsTraceCapture",
+    "capture_openai_agents_trace",
     "openai_agents_model",
     "openai_agents_realtime_model",
     "openai_agents_sandbox_session",

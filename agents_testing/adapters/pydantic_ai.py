@@ -62,6 +62,7 @@ from typing import Any, cast
 
 try:
     from pydantic_ai.messages import (
+        FinishReason,
         ModelMessage,
         ModelRequestPart,
         ModelResponsePart,
@@ -522,7 +523,14 @@ def _pydantic_response(response: ModelResponse, call_index: int) -> PydanticMode
         model_name=_MODEL_NAME,
         provider_response_id=response.response_id,
         provider_details=_provider_details(response.provider_data),
+        finish_reason=_finish_reason(parts),
     )
+
+
+def _finish_reason(parts: Iterable[Any]) -> FinishReason:
+    """Return why a scripted response ended, as pydantic-ai's own models report it."""
+    # Instrumentation turns it into gen_ai.response.finish_reasons, which tracing backends read.
+    return "tool_call" if any(isinstance(part, ToolCallPart) for part in parts) else "stop"
 
 
 def _response_parts(item: Any, call_index: int, index: int) -> list[ModelResponsePart]:
@@ -820,6 +828,7 @@ class _ScriptedStreamedResponse(StreamedResponse):
         )
         self.provider_response_id = response.get("id")
         self.provider_details = _provider_details(response.get("provider_data"))
+        self.finish_reason = _finish_reason(part for _, part in parts)
 
     def _raw(self, part: Any, position: int) -> Iterator[ModelResponseStreamEvent]:
         if isinstance(part, TextPart):
