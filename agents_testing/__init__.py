@@ -125,11 +125,13 @@ if TYPE_CHECKING:
     from .realtime import SendMessageCall as SendMessageCall
     from .realtime import UpdateSessionConfigCall as UpdateSessionConfigCall
     from .recording import REDACTED as REDACTED
+    from .recording import ModelRecorder as ModelRecorder
     from .recording import RecordedExchange as RecordedExchange
     from .recording import Recording as Recording
     from .recording import RedactPattern as RedactPattern
     from .recording import Replay as Replay
     from .recording import ReplayIgnore as ReplayIgnore
+    from .recording import adapter_request_body as adapter_request_body
     from .recording import load_recording as load_recording
     from .sandbox import DEFAULT_SANDBOX_INTERFACE as DEFAULT_SANDBOX_INTERFACE
     from .sandbox import SandboxCall as SandboxCall
@@ -169,6 +171,8 @@ _LAZY_MODULES: dict[str, str] = {
     "ScriptedSandboxSession": "sandbox",
     "scripted_sandbox_session": "sandbox",
     "REDACTED": "recording",
+    "ModelRecorder": "recording",
+    "adapter_request_body": "recording",
     "RecordedExchange": "recording",
     "Recording": "recording",
     "RedactPattern": "recording",
@@ -219,6 +223,7 @@ __all__ = [
     "InvalidScriptedSandboxStepError",
     "InvalidScriptedSandboxStepReason",
     "ModelEvent",
+    "ModelRecorder",
     "ModelRequest",
     "ModelResponder",
     "ModelResponse",
@@ -292,6 +297,7 @@ __all__ = [
     "UsagePayload",
     "WireRequestError",
     "WireRequestReason",
+    "adapter_request_body",
     "assistant_message",
     "function_call",
     "load_recording",

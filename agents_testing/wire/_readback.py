@@ -19,7 +19,14 @@ from ..items import Usage, assistant_message, function_call
 from . import anthropic_messages, openai_chat, openai_responses
 from ._common import as_list, as_mapping
 
-__all__ = ["ReadStep", "WIRE_FORMATS", "read_answer", "sse_events", "wire_format_of"]
+__all__ = [
+    "WIRE_FORMATS",
+    "ReadStep",
+    "read_answer",
+    "read_response_body",
+    "sse_events",
+    "wire_format_of",
+]
 
 # The wire format of a request path, by the path's ending (as the endpoint routes them).
 WIRE_FORMATS: tuple[tuple[str, str], ...] = (
@@ -103,12 +110,17 @@ def read_answer(
         return None
     if parsed is None:
         return None
+    return read_response_body(wire_format, parsed)
+
+
+def read_response_body(wire_format: str, body: Mapping[str, Any]) -> ReadStep:
+    """Return the step a successful response body of ``wire_format`` amounts to."""
     reader = {
         "openai.responses": _responses_body,
         "openai.chat_completions": _chat_body,
         "anthropic.messages": _messages_body,
     }[wire_format]
-    return reader(parsed)
+    return reader(body)
 
 
 def _exact(event: Any) -> Any:
