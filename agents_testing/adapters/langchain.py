@@ -88,6 +88,7 @@ except ImportError as _missing:  # the import tests hide the framework to reach 
         extra="langchain",
     ) from _missing
 
+from .. import _lazy
 from .._closing import close_source, in_flight
 from .._records import stored_value
 from .._snapshot import snapshot
@@ -106,7 +107,29 @@ if TYPE_CHECKING:
     # with the chat model classes, and importing it is most of what this module added.
     from langchain_core.tools import BaseTool
 
-__all__ = ["ScriptedChatModel", "langchain_chat_model"]
+if TYPE_CHECKING:
+    from ._langchain_recording import RecordingChatModel as RecordingChatModel
+    from ._langchain_recording import (
+        recording_langchain_chat_model as recording_langchain_chat_model,
+    )
+
+# Loaded on first use: a test that only replays never imports the recording module.
+__getattr__: Callable[[str], Any]
+__dir__: Callable[[], list[str]]
+__getattr__, __dir__ = _lazy.lazy_names(
+    globals(),
+    {
+        "RecordingChatModel": "_langchain_recording",
+        "recording_langchain_chat_model": "_langchain_recording",
+    },
+)
+
+__all__ = [
+    "RecordingChatModel",
+    "ScriptedChatModel",
+    "langchain_chat_model",
+    "recording_langchain_chat_model",
+]
 
 _T = TypeVar("_T")
 
