@@ -124,6 +124,7 @@ if TYPE_CHECKING:
     from .realtime import SendMcpResponseCall as SendMcpResponseCall
     from .realtime import SendMessageCall as SendMessageCall
     from .realtime import UpdateSessionConfigCall as UpdateSessionConfigCall
+    from .recording import COMPARED_HEADERS as COMPARED_HEADERS
     from .recording import REDACTED as REDACTED
     from .recording import ModelRecorder as ModelRecorder
     from .recording import RecordedExchange as RecordedExchange
@@ -170,6 +171,7 @@ _LAZY_MODULES: dict[str, str] = {
     "SandboxStep": "sandbox",
     "ScriptedSandboxSession": "sandbox",
     "scripted_sandbox_session": "sandbox",
+    "COMPARED_HEADERS": "recording",
     "REDACTED": "recording",
     "ModelRecorder": "recording",
     "adapter_request_body": "recording",
@@ -207,6 +209,7 @@ __getattr__, __dir__ = _lazy.lazy_names(globals(), _LAZY_MODULES)
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "COMPARED_HEADERS",
     "AddImageCall",
     "AssistantMessageItem",
     "CloseCall",

@@ -38,6 +38,7 @@ from .model import (
 )
 
 __all__ = [
+    "COMPARED_HEADERS",
     "REDACTED",
     "ModelRecorder",
     "RecordedExchange",
@@ -54,6 +55,10 @@ REDACTED: str = _redaction.REDACTED
 
 RedactPattern = str | re.Pattern[str]
 """A pattern to redact: a regular expression, as text or compiled."""
+
+COMPARED_HEADERS: tuple[str, ...] = ("anthropic-beta", "anthropic-version", "openai-beta")
+"""The request headers a recording keeps and a replay compares: the API version and beta
+features a call asked for, which change what the provider answers. Credentials never are."""
 
 # A field replay does not compare: a path such as "metadata.timestamp" or "input[*].id"
 # (``*`` stands for any one key or index), or a function of (path, recorded, sent).
@@ -93,7 +98,8 @@ class RecordedExchange:
     step the answer amounts to (``model_response``, ``model_error`` or ``model_stream``).
     ``adapter`` names the framework of a call recorded through a native adapter
     (``ModelRecorder``), whose ``body`` is the normalized request's JSON view; it is
-    ``None`` for a call recorded over the wire.
+    ``None`` for a call recorded over the wire. ``headers`` holds the call's
+    ``COMPARED_HEADERS`` that were sent, by lowercase name.
     """
 
     index: int
@@ -105,6 +111,7 @@ class RecordedExchange:
     streamed: bool
     step: Any
     adapter: str | None = None
+    headers: Mapping[str, str] | None = None
 
     @property
     def request(self) -> dict[str, Any]:
@@ -114,12 +121,15 @@ class RecordedExchange:
         """
         if self.adapter is not None:
             return {"adapter": self.adapter, "body": _plain(self.body)}
-        return {
+        request: dict[str, Any] = {
             "method": self.method,
             "path": self.path,
             "wire_format": self.wire_format,
-            "body": _plain(self.body),
         }
+        if self.headers:
+            request["headers"] = {key: self.headers[key] for key in sorted(self.headers)}
+        request["body"] = _plain(self.body)
+        return request
 
 
 def _plain(value: Any) -> Any:
@@ -151,7 +161,10 @@ class Recording:
         # Copies: changing a record read from here changes neither the proxy nor the script.
         self.exchanges: tuple[RecordedExchange, ...] = tuple(
             dataclasses.replace(
-                exchange, body=_json_copy(position, exchange.body), step=_fresh_step(exchange.step)
+                exchange,
+                body=_json_copy(position, exchange.body),
+                step=_fresh_step(exchange.step),
+                headers=_headers(position, exchange.headers),
             )
             for position, exchange in enumerate(given)
         )
@@ -437,6 +450,19 @@ def _data(value: object, depth: int = 0) -> Any:
             depth + 1,
         )
     return _NOT_DATA
+
+
+def _headers(position: int, headers: object) -> dict[str, str] | None:
+    if headers is None:
+        return None
+    if not _is_mapping(headers) or not all(
+        isinstance(key, str) and isinstance(value, str) for key, value in headers.items()
+    ):
+        raise TypeError(
+            f"exchanges[{position}].headers must map header names to values (str to str), "
+            f"got {type_name(headers)}"
+        )
+    return {str(key).lower(): str(value) for key, value in headers.items()}
 
 
 def _json_copy(position: int, body: Any) -> Any:
@@ -841,11 +867,13 @@ class _Comparison:
 class Replay(CompletionContext):
     """Serve recorded steps as a script, and check each request against the recorded one.
 
-    ``model`` is an ordinary ``ScriptedModel``: serve it with ``ScriptedServer`` (or any
-    adapter). Each call's JSON body (and path) is compared with the recorded request of its
-    step; the first difference fails the call with HTTP 400 (which clients do not retry) and
-    is kept, so ``assert_complete()`` raises it as a ``ReplayRequestDriftError`` even if the
-    code under test swallowed the HTTP error.
+    ``model`` is an ordinary ``ScriptedModel``: serve it with ``ScriptedServer``, or through
+    the adapter a ``ModelRecorder`` recorded it with. Each call is compared with the recorded
+    request of its step: over the wire its path, JSON body and the ``COMPARED_HEADERS`` it
+    sent (at paths ``headers.<name>``); through an adapter its ``adapter_request_body``. The
+    first difference fails the call (with HTTP 400 over the wire, which clients do not
+    retry) and is kept, so ``assert_complete()`` raises it as a ``ReplayRequestDriftError``
+    even if the code under test swallowed the error.
 
     Args:
         steps: the recorded steps (a script's ``STEPS``).
@@ -948,6 +976,20 @@ class Replay(CompletionContext):
             sent = extra["body"]
         sent = self._redactor.value(sent)
         found = self._comparison.first_difference(_plain(recorded.get("body")), _plain(sent))
+        if found is None and adapter is None:
+            # Then the headers that change the answer: a recording without any sent none.
+            given: Any = extra.get("headers")
+            headers: Mapping[Any, Any] = given if _is_mapping(given) else {}
+            sent_headers = {
+                str(key).lower(): value
+                for key, value in headers.items()
+                if str(key).lower() in COMPARED_HEADERS
+            }
+            found = self._comparison.first_difference(
+                _plain(recorded.get("headers") or {}),
+                _plain(self._redactor.value(sent_headers)),
+                ("headers",),
+            )
         if found is None:
             return None
         path, recorded_value, sent_value, reason = found
