@@ -180,22 +180,27 @@ class _RecordingAgentsModel(Model):
     async def _relay(
         self, request: _core.ModelRequest, events: AsyncIterator[ResponseStreamEvent]
     ) -> AsyncIterator[ResponseStreamEvent]:
-        completed: dict[str, Any] | None = None
+        # Recorded when response.completed passes: the answer is final there, even if the
+        # consumer stops reading right after it.
+        recorded = failed = False
         try:
             async for event in events:
-                if isinstance(event, ResponseCompletedEvent):
-                    completed = event.response.model_dump(mode="json", exclude_none=True)
+                if isinstance(event, ResponseCompletedEvent) and not recorded:
+                    recorded = True
+                    body = event.response.model_dump(mode="json", exclude_none=True)
+                    self._record(request, body, streamed=True)
                 yield event
         except Exception as error:
+            failed = True
             self._recorder.add_error(_ADAPTER, request, error, streamed=True)
             raise
-        if completed is None:
-            self._recorder.warn(
-                "a streamed call through the openai-agents adapter ended without "
-                "response.completed: not recorded, so the replay makes one call fewer"
-            )
-            return
-        self._record(request, completed, streamed=True)
+        finally:
+            if not recorded and not failed:
+                self._recorder.warn(
+                    "a streamed call through the openai-agents adapter ended (or was left) "
+                    "before response.completed: not recorded, so the replay makes one call "
+                    "fewer"
+                )
 
     def _record(self, request: _core.ModelRequest, body: dict[str, Any], *, streamed: bool) -> None:
         read = read_response_body("openai.responses", body)

@@ -208,3 +208,32 @@ def test_the_recording_wrapper_refuses_what_is_not_a_model_or_a_recorder() -> No
         recording_openai_agents_model("gpt-4.1", ModelRecorder())  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="expects a ModelRecorder, got dict"):
         recording_openai_agents_model(real_model(ScriptedModel([])), {})  # type: ignore[arg-type]
+
+
+async def test_a_stream_left_before_it_completes_is_a_warning_in_the_file(
+    tmp_path: Path,
+) -> None:
+    recorder = ModelRecorder()
+    provider = ScriptedModel([[assistant_message("It is sunny in Tokyo.")]])
+    model = recording_openai_agents_model(real_model(provider), recorder)
+    settings = ModelSettings()
+    stream = model.stream_response(
+        "Report the weather.",
+        "Weather in Tokyo?",
+        settings,
+        [],
+        None,
+        [],
+        agents.ModelTracing.DISABLED,
+        previous_response_id=None,
+        conversation_id=None,
+        prompt=None,
+    )
+
+    first = await anext(aiter(stream))
+    await stream.aclose()  # type: ignore[attr-defined]
+
+    assert first.type == "response.created"
+    script = recorder.recording.write(tmp_path / "left.py").read_text()
+    assert "ended (or was left) before response.completed: not recorded" in script
+    assert load_recording(tmp_path / "left.py").STEPS == []
