@@ -126,12 +126,15 @@ if TYPE_CHECKING:
     from .realtime import SendMcpResponseCall as SendMcpResponseCall
     from .realtime import SendMessageCall as SendMessageCall
     from .realtime import UpdateSessionConfigCall as UpdateSessionConfigCall
+    from .recording import COMPARED_HEADERS as COMPARED_HEADERS
     from .recording import REDACTED as REDACTED
+    from .recording import ModelRecorder as ModelRecorder
     from .recording import RecordedExchange as RecordedExchange
     from .recording import Recording as Recording
     from .recording import RedactPattern as RedactPattern
     from .recording import Replay as Replay
     from .recording import ReplayIgnore as ReplayIgnore
+    from .recording import adapter_request_body as adapter_request_body
     from .recording import load_recording as load_recording
     from .sandbox import DEFAULT_SANDBOX_INTERFACE as DEFAULT_SANDBOX_INTERFACE
     from .sandbox import SandboxCall as SandboxCall
@@ -176,7 +179,10 @@ _LAZY_MODULES: dict[str, str] = {
     "SandboxStep": "sandbox",
     "ScriptedSandboxSession": "sandbox",
     "scripted_sandbox_session": "sandbox",
+    "COMPARED_HEADERS": "recording",
     "REDACTED": "recording",
+    "ModelRecorder": "recording",
+    "adapter_request_body": "recording",
     "RecordedExchange": "recording",
     "Recording": "recording",
     "RedactPattern": "recording",
@@ -217,6 +223,7 @@ __getattr__, __dir__ = _lazy.lazy_names(globals(), _LAZY_MODULES)
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "COMPARED_HEADERS",
     "AddImageCall",
     "AssistantMessageItem",
     "CloseCall",
@@ -233,6 +240,7 @@ __all__ = [
     "InvalidScriptedSandboxStepError",
     "InvalidScriptedSandboxStepReason",
     "ModelEvent",
+    "ModelRecorder",
     "ModelRequest",
     "ModelResponder",
     "ModelResponse",
@@ -306,6 +314,7 @@ __all__ = [
     "UsagePayload",
     "WireRequestError",
     "WireRequestReason",
+    "adapter_request_body",
     "assistant_message",
     "function_call",
     "load_recording",

@@ -28,7 +28,7 @@ from . import _redaction
 from ._completion import CompletionContext
 from ._redaction import Redactor, plural, type_name
 from .errors import ReplayDriftReason, ReplayRequestDriftError, ScriptedHTTPError
-from .items import ModelResponse, Usage
+from .items import ModelRequest, ModelResponse, Usage
 from .model import (
     RecordedModelCall,
     ScriptedModel,
@@ -38,12 +38,15 @@ from .model import (
 )
 
 __all__ = [
+    "COMPARED_HEADERS",
     "REDACTED",
+    "ModelRecorder",
     "RecordedExchange",
     "Recording",
     "RedactPattern",
     "Replay",
     "ReplayIgnore",
+    "adapter_request_body",
     "load_recording",
 ]
 
@@ -52,6 +55,10 @@ REDACTED: str = _redaction.REDACTED
 
 RedactPattern = str | re.Pattern[str]
 """A pattern to redact: a regular expression, as text or compiled."""
+
+COMPARED_HEADERS: tuple[str, ...] = ("anthropic-beta", "anthropic-version", "openai-beta")
+"""The request headers a recording keeps and a replay compares: the API version and beta
+features a call asked for, which change what the provider answers. Credentials never are."""
 
 # A field replay does not compare: a path such as "metadata.timestamp" or "input[*].id"
 # (``*`` stands for any one key or index), or a function of (path, recorded, sent).
@@ -79,12 +86,20 @@ def _is_dict(value: object) -> TypeGuard[dict[str, Any]]:
     return isinstance(value, dict)
 
 
+def _is_mapping(value: object) -> TypeGuard[Mapping[Any, Any]]:
+    return isinstance(value, Mapping)
+
+
 @dataclass(frozen=True)
 class RecordedExchange:
-    """One model call recorded through the proxy: what was sent, and the step it got.
+    """One recorded model call: what was sent, and the step it got.
 
     ``body`` is the request's JSON body with secrets redacted; ``step`` is the scripted
     step the answer amounts to (``model_response``, ``model_error`` or ``model_stream``).
+    ``adapter`` names the framework of a call recorded through a native adapter
+    (``ModelRecorder``), whose ``body`` is the normalized request's JSON view; it is
+    ``None`` for a call recorded over the wire. ``headers`` holds the call's
+    ``COMPARED_HEADERS`` that were sent, by lowercase name.
     """
 
     index: int
@@ -95,16 +110,26 @@ class RecordedExchange:
     status: int
     streamed: bool
     step: Any
+    adapter: str | None = None
+    headers: Mapping[str, str] | None = None
 
     @property
     def request(self) -> dict[str, Any]:
-        """Return the request as ``REQUESTS`` holds it: method, path, wire format, body."""
-        return {
+        """Return the request as ``REQUESTS`` holds it: method, path, wire format, body.
+
+        A call recorded through an adapter holds ``adapter`` and ``body`` instead.
+        """
+        if self.adapter is not None:
+            return {"adapter": self.adapter, "body": _plain(self.body)}
+        request: dict[str, Any] = {
             "method": self.method,
             "path": self.path,
             "wire_format": self.wire_format,
-            "body": _plain(self.body),
         }
+        if self.headers:
+            request["headers"] = {key: self.headers[key] for key in sorted(self.headers)}
+        request["body"] = _plain(self.body)
+        return request
 
 
 def _plain(value: Any) -> Any:
@@ -117,9 +142,15 @@ class Recording:
     Args:
         exchanges: the recorded model calls, in order.
         redacted: lines that say what was redacted (the file's header lists them).
+        warnings: lines that say what the script could not hold (the header lists them).
     """
 
-    def __init__(self, exchanges: Iterable[RecordedExchange], redacted: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        exchanges: Iterable[RecordedExchange],
+        redacted: Iterable[str] = (),
+        warnings: Iterable[str] = (),
+    ) -> None:
         given: tuple[RecordedExchange, ...] = tuple(exchanges)
         for position, exchange in enumerate(given):
             if not isinstance(exchange, RecordedExchange):
@@ -130,11 +161,15 @@ class Recording:
         # Copies: changing a record read from here changes neither the proxy nor the script.
         self.exchanges: tuple[RecordedExchange, ...] = tuple(
             dataclasses.replace(
-                exchange, body=_json_copy(position, exchange.body), step=_fresh_step(exchange.step)
+                exchange,
+                body=_json_copy(position, exchange.body),
+                step=_fresh_step(exchange.step),
+                headers=_headers(position, exchange.headers),
             )
             for position, exchange in enumerate(given)
         )
         self.redacted: tuple[str, ...] = tuple(str(line) for line in redacted)
+        self.warnings: tuple[str, ...] = tuple(str(line) for line in warnings)
 
     def __repr__(self) -> str:
         return f"<Recording exchanges={len(self.exchanges)}>"
@@ -159,6 +194,275 @@ class Recording:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(self.source(), encoding="utf-8")
         return target
+
+
+class ModelRecorder:
+    """Record the calls a real framework model makes, through a native adapter.
+
+    For code that takes a framework model object rather than a base URL: an adapter's
+    recording wrapper (``recording_openai_agents_model``, ...) hands each call of the real
+    model to ``add``, as the normalized ``ModelRequest`` the adapter's scripted model would
+    record and the step the real answer amounts to. ``recording`` then writes the same
+    kind of script as ``RecordingProxy``: ``STEPS``, and in ``REQUESTS`` the request's JSON
+    view with ``adapter`` in place of the HTTP path. Replay it through the same adapter
+    (``openai_agents_model(Replay.load(path).model)``): each call's view is compared with
+    the recorded one.
+
+    Args:
+        redact: regular expressions whose matches never reach the recording.
+    """
+
+    def __init__(self, *, redact: Iterable[RedactPattern] = ()) -> None:
+        self._redactor = Redactor(redact)
+        self._lock = threading.Lock()
+        self._exchanges: list[RecordedExchange] = []
+        self._warnings: list[str] = []
+
+    def __repr__(self) -> str:
+        return f"<ModelRecorder exchanges={len(self._exchanges)}>"
+
+    @property
+    def recording(self) -> Recording:
+        """Return the model calls recorded so far, ready to write as a script."""
+        with self._lock:
+            exchanges, warnings = list(self._exchanges), list(self._warnings)
+        return Recording(exchanges, self._redactor.describe(), warnings)
+
+    def add(
+        self, adapter: str, request: ModelRequest, step: Any, *, streamed: bool = False
+    ) -> None:
+        """Record one call: the adapter's name, its normalized request and the step it got.
+
+        ``step`` is ``model_response(...)``, ``model_error(ScriptedHTTPError(...))`` or
+        ``model_stream([...])``; an error step's status is the one the call is shown with.
+        """
+        if not isinstance(adapter, str) or not adapter:
+            raise TypeError(f"adapter must be the framework's name, got {adapter!r}")
+        if not isinstance(request, ModelRequest):
+            raise TypeError(f"request must be a ModelRequest, got {type_name(request)}")
+        with self._lock:
+            index = len(self._exchanges)
+        _check_step(index, step)
+        status = step["error"].status if step["type"] == "error" else 200
+        exchange = RecordedExchange(
+            index,
+            "",
+            "",
+            "",
+            self._redactor.value(adapter_request_body(request, streamed=streamed)),
+            status,
+            streamed,
+            self._redacted_step(step),
+            adapter,
+        )
+        with self._lock:
+            self._exchanges.append(dataclasses.replace(exchange, index=len(self._exchanges)))
+
+    def add_error(
+        self, adapter: str, request: ModelRequest, error: BaseException, *, streamed: bool = False
+    ) -> None:
+        """Record a call the real model failed: an HTTP error becomes a ``model_error`` step.
+
+        An error with an HTTP ``status_code`` from 400 to 599 (the provider clients' status
+        errors, pydantic-ai's ``ModelHTTPError``) is recorded as
+        ``model_error(ScriptedHTTPError(status, message, retry_after=...))``. Any other error
+        (a timeout, a connection error) has no step a script can hold: the file's header
+        warns about it instead, and the replay has one call fewer.
+        """
+        status: Any = getattr(error, "status_code", None)
+        if isinstance(status, bool) or not isinstance(status, int) or not 400 <= status <= 599:
+            with self._lock:
+                position = len(self._exchanges) + 1
+            self.warn(
+                f"call #{position} through the {adapter} adapter raised "
+                f"{type_name(error)}, which is not an HTTP error: not recorded, so the "
+                "replay makes one call fewer"
+            )
+            return
+        body: Any = getattr(error, "body", None)
+        message: Any = body.get("message") if _is_dict(body) else None
+        if _is_dict(body) and _is_dict(body.get("error")):
+            message = body["error"].get("message")
+        if not isinstance(message, str):
+            message = getattr(error, "message", None)
+        step = {
+            "type": "error",
+            "error": ScriptedHTTPError(
+                status,
+                message if isinstance(message, str) else None,
+                retry_after=_retry_after(error),
+            ),
+            "retry_advice": None,
+        }
+        self.add(adapter, request, step, streamed=streamed)
+
+    def warn(self, line: str) -> None:
+        """Note something the script cannot hold (the file's header lists it)."""
+        with self._lock:
+            self._warnings.append(self._redactor.text(str(line)))
+
+    def _redacted_step(self, step: Any) -> Any:
+        redactor = self._redactor
+        if step["type"] == "error":
+            error: ScriptedHTTPError = step["error"]
+            message = None if error.message is None else redactor.text(error.message)
+            return {
+                "type": "error",
+                "error": ScriptedHTTPError(
+                    error.status,
+                    message,
+                    retry_after=error.retry_after,
+                    error_type=error.error_type,
+                    code=error.code,
+                ),
+                "retry_advice": None,
+            }
+        if step["type"] == "stream":
+            return {"type": "stream", "events": redactor.events(_plain(step["events"]))}
+        response: Any = step["response"]
+        if not isinstance(response, ModelResponse):
+            return {"type": "response", "response": redactor.value(response)}
+        response_id = response.response_id
+        return {
+            "type": "response",
+            "response": dataclasses.replace(
+                response,
+                output=redactor.value(response.output),
+                response_id=None if response_id is None else redactor.text(response_id),
+            ),
+        }
+
+
+def _retry_after(error: BaseException) -> float | None:
+    headers: object = getattr(getattr(error, "response", None), "headers", None)
+    if not _is_mapping(headers):
+        return None
+    found = {str(key).lower(): value for key, value in headers.items()}
+    for key, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        try:
+            seconds = float(found[key]) / scale
+        except (KeyError, TypeError, ValueError):
+            continue
+        if 0 <= seconds < float("inf"):
+            return int(seconds) if seconds.is_integer() else seconds
+    return None
+
+
+# Where each framework keeps a tool's description and parameter schema: an attribute of its
+# tool object (openai-agents, pydantic-ai), or a key of an OpenAI-format dict (LangChain).
+_TOOL_SCHEMA_NAMES = ("params_json_schema", "parameters_json_schema", "parameters")
+
+
+def adapter_request_body(request: ModelRequest, *, streamed: bool = False) -> dict[str, Any]:
+    """Return the JSON view of a normalized request that recording and replay compare.
+
+    It holds what the model is told: ``instructions``, ``input`` (the normalized items),
+    ``tools`` (each one's name, description and parameter schema), ``handoffs`` (their tool
+    names), the ``model_settings`` that are set, ``previous_response_id`` and
+    ``conversation_id`` when set, and ``"stream": True`` for a streamed call. Framework
+    objects inside become their data (a pydantic model's dump, a dataclass's fields); what
+    is not data (a function, a client) is left out.
+    """
+    if not isinstance(request, ModelRequest):
+        raise TypeError(f"request must be a ModelRequest, got {type_name(request)}")
+    body: dict[str, Any] = {}
+    if request.system_instructions is not None:
+        body["instructions"] = _data(request.system_instructions)
+    body["input"] = _data(request.input)
+    tools = [_tool_view(tool) for tool in _entries(request.tools)]
+    if tools:
+        body["tools"] = tools
+    if request.handoff_names:
+        body["handoffs"] = list(request.handoff_names)
+    settings = _data(request.model_settings)
+    if settings:
+        body["model_settings"] = settings
+    for name in ("previous_response_id", "conversation_id"):
+        value = getattr(request, name)
+        if value is not None:
+            body[name] = _data(value)
+    if streamed:
+        body["stream"] = True
+    return body
+
+
+def _entries(value: Any) -> list[Any]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        return []
+    return _items(value)  # pyright: ignore[reportUnknownArgumentType]
+
+
+def _tool_view(tool: Any) -> Any:
+    fields: Any = tool if _is_mapping(tool) else None
+    if fields is not None and _is_mapping(fields.get("function")):
+        fields = fields["function"]  # an OpenAI-format tool dict
+    source: object = tool
+
+    def read(name: str) -> Any:
+        return fields.get(name) if fields is not None else getattr(source, name, None)
+
+    name = read("name")
+    if not isinstance(name, str):
+        return _data(tool)
+    view: dict[str, Any] = {"name": name}
+    description = read("description")
+    if isinstance(description, str):
+        view["description"] = description
+    for key in _TOOL_SCHEMA_NAMES:
+        schema = read(key)
+        if _is_mapping(schema):
+            view["parameters"] = _data(schema)
+            break
+    return view
+
+
+_NOT_DATA: Any = object()
+
+
+def _data(value: object, depth: int = 0) -> Any:
+    """Return ``value`` as JSON data; ``_NOT_DATA`` for a value that holds none."""
+    if depth > 200:
+        return _NOT_DATA
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if _is_mapping(value):
+        found: dict[str, Any] = {}
+        for key, item in value.items():
+            converted = _data(item, depth + 1)
+            if item is not None and converted is not _NOT_DATA:
+                found[str(key)] = converted
+        return found
+    if isinstance(value, (list, tuple)):
+        converted_items = [_data(item, depth + 1) for item in _items(value)]
+        return [None if item is _NOT_DATA else item for item in converted_items]
+    dump = getattr(value, "model_dump", None)
+    if callable(dump) and not isinstance(value, type):
+        try:
+            dumped = dump(mode="json", exclude_none=True)
+        except Exception:  # a model that cannot dump itself holds no data here
+            return _NOT_DATA
+        return _data(dumped, depth + 1)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _data(
+            {field.name: getattr(value, field.name, None) for field in dataclasses.fields(value)},
+            depth + 1,
+        )
+    return _NOT_DATA
+
+
+def _headers(position: int, headers: object) -> dict[str, str] | None:
+    if headers is None:
+        return None
+    if not _is_mapping(headers) or not all(
+        isinstance(key, str) and isinstance(value, str) for key, value in headers.items()
+    ):
+        raise TypeError(
+            f"exchanges[{position}].headers must map header names to values (str to str), "
+            f"got {type_name(headers)}"
+        )
+    return {str(key).lower(): str(value) for key, value in headers.items()}
 
 
 def _json_copy(position: int, body: Any) -> Any:
@@ -405,9 +709,16 @@ def _script_source(recording: Recording) -> str:
     steps: list[str] = []
     for exchange in recording.exchanges:
         how = "streamed" if exchange.streamed else "not streamed"
+        if exchange.adapter is not None:
+            answer = "" if exchange.status < 400 else f", HTTP {exchange.status}"
+            what = f"{exchange.adapter} model ({how}{answer})"
+        else:
+            what = (
+                f"{exchange.method} {exchange.path} "
+                f"({exchange.wire_format}, {how}, HTTP {exchange.status})"
+            )
         steps.append(
-            f"{_INDENT}# call #{exchange.index + 1}: {exchange.method} {exchange.path} "
-            f"({exchange.wire_format}, {how}, HTTP {exchange.status})\n"
+            f"{_INDENT}# call #{exchange.index + 1}: {what}\n"
             f"{_INDENT}{writer.step(exchange.step, 1)},\n"
         )
     requests = "".join(
@@ -415,6 +726,11 @@ def _script_source(recording: Recording) -> str:
         for exchange in recording.exchanges
     )
     redacted = recording.redacted or ("nothing",)
+    warnings = ""
+    if recording.warnings:
+        warnings = "\nWarnings (what this script does not hold):\n" + "".join(
+            f"- {line}\n" for line in recording.warnings
+        )
     header = (
         '"""A model run recorded by agents-testing: review it, then edit it like any script.\n'
         "\n"
@@ -424,6 +740,7 @@ def _script_source(recording: Recording) -> str:
         "\n"
         f"Redacted (each secret replaced with {REDACTED!r}):\n"
         + "".join(f"- {line}\n" for line in redacted)
+        + warnings
         + '"""\n'
     )
     names = sorted(writer.names, key=lambda name: (name[0].islower(), name))
@@ -550,11 +867,13 @@ class _Comparison:
 class Replay(CompletionContext):
     """Serve recorded steps as a script, and check each request against the recorded one.
 
-    ``model`` is an ordinary ``ScriptedModel``: serve it with ``ScriptedServer`` (or any
-    adapter). Each call's JSON body (and path) is compared with the recorded request of its
-    step; the first difference fails the call with HTTP 400 (which clients do not retry) and
-    is kept, so ``assert_complete()`` raises it as a ``ReplayRequestDriftError`` even if the
-    code under test swallowed the HTTP error.
+    ``model`` is an ordinary ``ScriptedModel``: serve it with ``ScriptedServer``, or through
+    the adapter a ``ModelRecorder`` recorded it with. Each call is compared with the recorded
+    request of its step: over the wire its path, JSON body and the ``COMPARED_HEADERS`` it
+    sent (at paths ``headers.<name>``); through an adapter its ``adapter_request_body``. The
+    first difference fails the call (with HTTP 400 over the wire, which clients do not
+    retry) and is kept, so ``assert_complete()`` raises it as a ``ReplayRequestDriftError``
+    even if the code under test swallowed the error.
 
     Args:
         steps: the recorded steps (a script's ``STEPS``).
@@ -637,16 +956,40 @@ class Replay(CompletionContext):
             return ReplayRequestDriftError(call.index, "", reason="no_recorded_request")
         recorded = self._requests[position]
         extra = call.request.extra
+        over_wire = "body" in extra
         sent_path = f"{extra.get('method', 'POST')} {extra.get('path')}"
         recorded_path = f"{recorded.get('method', 'POST')} {recorded.get('path')}"
-        if "body" not in extra:
+        adapter = recorded.get("adapter")
+        if adapter is not None:
+            if over_wire:
+                return ReplayRequestDriftError(
+                    call.index, "", f"a call through the {adapter} adapter", sent_path
+                )
+            sent: Any = adapter_request_body(call.request, streamed=call.streamed)
+        elif not over_wire:
             return ReplayRequestDriftError(
                 call.index, "", recorded_path, "a call that did not come over the wire"
             )
-        if extra.get("path") != recorded.get("path"):
+        elif extra.get("path") != recorded.get("path"):
             return ReplayRequestDriftError(call.index, "", recorded_path, sent_path)
-        sent = self._redactor.value(extra["body"])
+        else:
+            sent = extra["body"]
+        sent = self._redactor.value(sent)
         found = self._comparison.first_difference(_plain(recorded.get("body")), _plain(sent))
+        if found is None and adapter is None:
+            # Then the headers that change the answer: a recording without any sent none.
+            given: Any = extra.get("headers")
+            headers: Mapping[Any, Any] = given if _is_mapping(given) else {}
+            sent_headers = {
+                str(key).lower(): value
+                for key, value in headers.items()
+                if str(key).lower() in COMPARED_HEADERS
+            }
+            found = self._comparison.first_difference(
+                _plain(recorded.get("headers") or {}),
+                _plain(self._redactor.value(sent_headers)),
+                ("headers",),
+            )
         if found is None:
             return None
         path, recorded_value, sent_value, reason = found

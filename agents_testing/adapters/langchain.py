@@ -108,17 +108,24 @@ if TYPE_CHECKING:
     from langchain_core.tools import BaseTool
 
 if TYPE_CHECKING:
+    from ._langchain_recording import RecordingChatModel as RecordingChatModel
+    from ._langchain_recording import (
+        recording_langchain_chat_model as recording_langchain_chat_model,
+    )
     from ._langchain_trace import (
         LANGCHAIN_VOLATILE_ATTRIBUTES as LANGCHAIN_VOLATILE_ATTRIBUTES,
     )
     from ._langchain_trace import LangChainRunCapture as LangChainRunCapture
     from ._langchain_trace import capture_langchain_runs as capture_langchain_runs
 
-# The run capture loads on first use: a test of a chat model pays nothing for it.
+# The run capture and the recording wrapper load on first use: a test of a chat model (or
+# one that only replays) pays nothing for them.
 _LAZY_MODULES: dict[str, str] = {
     "LANGCHAIN_VOLATILE_ATTRIBUTES": "_langchain_trace",
     "LangChainRunCapture": "_langchain_trace",
     "capture_langchain_runs": "_langchain_trace",
+    "RecordingChatModel": "_langchain_recording",
+    "recording_langchain_chat_model": "_langchain_recording",
 }
 __getattr__: Callable[[str], Any]
 __dir__: Callable[[], list[str]]
@@ -127,9 +134,11 @@ __getattr__, __dir__ = _lazy.lazy_names(globals(), _LAZY_MODULES)
 __all__ = [
     "LANGCHAIN_VOLATILE_ATTRIBUTES",
     "LangChainRunCapture",
+    "RecordingChatModel",
     "ScriptedChatModel",
     "capture_langchain_runs",
     "langchain_chat_model",
+    "recording_langchain_chat_model",
 ]
 
 _T = TypeVar("_T")

@@ -8,6 +8,8 @@
 - ``openai_agents_realtime_model(transport)`` is a ``RealtimeModel`` over a core
   ``ScriptedRealtimeTransport`` for ``RealtimeSession`` / ``RealtimeRunner``;
   ``wait_for_session_event(session, type)`` waits until the session has processed an event.
+- ``recording_openai_agents_model(model, recorder)`` wraps a real ``agents.Model`` to record
+  a run into a ``ModelRecorder``, for a script that ``openai_agents_model`` replays.
 - ``route_openai_agents_models(models)`` is a context manager for code that builds its own
   agents and calls ``Runner.run`` itself: every run inside it (nested runs included) answers
   from one ``ScriptedModel``, or from one per agent name, with tracing off.
@@ -31,6 +33,9 @@ if TYPE_CHECKING:
         openai_agents_realtime_model as openai_agents_realtime_model,
     )
     from ._openai_agents_realtime import wait_for_session_event as wait_for_session_event
+    from ._openai_agents_recording import (
+        recording_openai_agents_model as recording_openai_agents_model,
+    )
     from ._openai_agents_route import OpenAIAgentsModelRoute as OpenAIAgentsModelRoute
     from ._openai_agents_route import route_openai_agents_models as route_openai_agents_models
     from ._openai_agents_sandbox import (
@@ -48,6 +53,7 @@ if TYPE_CHECKING:
 _LAZY_MODULES: dict[str, str] = {
     "openai_agents_realtime_model": "_openai_agents_realtime",
     "wait_for_session_event": "_openai_agents_realtime",
+    "recording_openai_agents_model": "_openai_agents_recording",
     "OpenAIAgentsModelRoute": "_openai_agents_route",
     "OpenAIAgentsTraceCapture": "_openai_agents_trace",
     "capture_openai_agents_trace": "_openai_agents_trace",
@@ -72,6 +78,7 @@ __all__ = [
     "openai_agents_model",
     "openai_agents_realtime_model",
     "openai_agents_sandbox_session",
+    "recording_openai_agents_model",
     "route_openai_agents_models",
     "wait_for_session_event",
 ]

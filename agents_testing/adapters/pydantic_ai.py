@@ -58,7 +58,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from itertools import chain
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 try:
     from pydantic_ai.messages import (
@@ -92,6 +92,7 @@ except ImportError as _missing:  # the import tests hide the framework to reach 
         extra="pydantic-ai",
     ) from _missing
 
+from .. import _lazy
 from .._closing import close_source, in_flight
 from .._records import stored_value
 from ..errors import InvalidScriptedModelOutputError, InvalidScriptedModelStepError
@@ -104,7 +105,19 @@ from ..items import (
 )
 from ..model import ScriptedModel
 
-__all__ = ["ScriptedPydanticAIModel", "pydantic_ai_model"]
+if TYPE_CHECKING:
+    from ._pydantic_ai_recording import (
+        recording_pydantic_ai_model as recording_pydantic_ai_model,
+    )
+
+# Loaded on first use: a test that only replays never imports the recording module.
+__getattr__: Callable[[str], Any]
+__dir__: Callable[[], list[str]]
+__getattr__, __dir__ = _lazy.lazy_names(
+    globals(), {"recording_pydantic_ai_model": "_pydantic_ai_recording"}
+)
+
+__all__ = ["ScriptedPydanticAIModel", "pydantic_ai_model", "recording_pydantic_ai_model"]
 
 _MODEL_NAME = "scripted"
 _FRAMEWORK = "pydantic-ai"

@@ -19,7 +19,14 @@ from ..items import Usage, assistant_message, function_call
 from . import anthropic_messages, openai_chat, openai_responses
 from ._common import as_list, as_mapping
 
-__all__ = ["ReadStep", "WIRE_FORMATS", "read_answer", "sse_events", "wire_format_of"]
+__all__ = [
+    "WIRE_FORMATS",
+    "ReadStep",
+    "read_answer",
+    "read_response_body",
+    "sse_events",
+    "wire_format_of",
+]
 
 # The wire format of a request path, by the path's ending (as the endpoint routes them).
 WIRE_FORMATS: tuple[tuple[str, str], ...] = (
@@ -34,6 +41,12 @@ _ERROR_BODIES: dict[str, Any] = {
     "anthropic.messages": anthropic_messages.error_body,
 }
 
+_THINKING_BLOCKS = ("thinking", "redacted_thinking")
+_THINKING_NOTE = (
+    "its stream holds Anthropic thinking blocks: kept as its exact events (model_stream), "
+    "so the replay streams them before the text, as the provider did"
+)
+
 _CORE_EVENT_TYPES = frozenset({"response_started", "output_text_delta", "response_done", "model"})
 
 
@@ -47,6 +60,7 @@ class ReadStep:
     response_id: str | None = None
     error: ScriptedHTTPError | None = None
     events: list[Any] = field(default_factory=list[Any])
+    note: str | None = None  # what the step cannot hold, for the file's header
 
 
 def wire_format_of(path: str) -> str | None:
@@ -96,19 +110,31 @@ def read_answer(
             "openai.chat_completions": _chat_stream,
             "anthropic.messages": _messages_stream,
         }[wire_format]
-        return stream_reader(events) or exact
+        read = stream_reader(events)
+        if read is not None and any(
+            (as_mapping(item) or {}).get("type") in _THINKING_BLOCKS for item in read.output
+        ):
+            # A plain step streams its text before anything else, which would put the
+            # thinking after the text it preceded: the exact events keep their order.
+            return ReadStep("stream", events=exact.events, note=_THINKING_NOTE)
+        return read or exact
     try:
         parsed = as_mapping(json.loads(body))
     except (ValueError, RecursionError):
         return None
     if parsed is None:
         return None
+    return read_response_body(wire_format, parsed)
+
+
+def read_response_body(wire_format: str, body: Mapping[str, Any]) -> ReadStep:
+    """Return the step a successful response body of ``wire_format`` amounts to."""
     reader = {
         "openai.responses": _responses_body,
         "openai.chat_completions": _chat_body,
         "anthropic.messages": _messages_body,
     }[wire_format]
-    return reader(parsed)
+    return reader(body)
 
 
 def _exact(event: Any) -> Any:

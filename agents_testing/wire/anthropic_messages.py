@@ -11,7 +11,9 @@ as sent; every other body field (``model``, ``max_tokens``, ``stream``, ...) goe
 ``model_settings``.
 
 Responses: assistant messages become ``text`` blocks and function calls ``tool_use`` blocks
-(``stop_reason`` ``tool_use`` when there are any, else ``end_turn``). Streams follow the
+(``stop_reason`` ``tool_use`` when there are any, else ``end_turn``); a ``thinking`` or
+``redacted_thinking`` item (a recorded block) is sent as it is, streamed as its
+``thinking_delta`` and ``signature_delta``. Streams follow the
 API's event sequence: ``message_start``, ``ping``, per block ``content_block_start`` /
 ``content_block_delta`` (``text_delta`` or ``input_json_delta``) / ``content_block_stop``,
 then ``message_delta`` with the stop reason and usage, and ``message_stop``.
@@ -145,6 +147,10 @@ def _block_items(role: str, blocks: list[Any], position: int) -> list[Any]:
     return items
 
 
+# Extended thinking's blocks: an output item of one of these types is sent as it is.
+_THINKING_BLOCKS = ("thinking", "redacted_thinking")
+
+
 def _message_id(number: str) -> str:
     return f"msg_scripted_{number}" if number.isdigit() else number
 
@@ -176,6 +182,8 @@ def _blocks(output: list[Any]) -> list[dict[str, Any]]:
                     "input": tool_input,
                 }
             )
+        elif kind in _THINKING_BLOCKS and mapping is not None:
+            blocks.append(dict(mapping))  # a recorded thinking block, sent back as it came
         else:
             raise UnsupportedOutput(
                 f"Anthropic Messages has no output item of type {kind or type(item).__name__!r}"
@@ -324,6 +332,8 @@ class StreamEncoder:
                     )
                     for piece in text_deltas(block["text"], self._delta_size)
                 )
+            elif block["type"] in _THINKING_BLOCKS:
+                chunks.extend(self._thinking(index, block))
             else:
                 chunks.append(
                     self._event(
@@ -360,6 +370,36 @@ class StreamEncoder:
             )
         )
         chunks.append(self._event("message_stop"))
+        return chunks
+
+    def _thinking(self, index: int, block: Mapping[str, Any]) -> list[bytes]:
+        """Stream a thinking block as the API does: its text, then its signature."""
+        if block["type"] != "thinking":  # redacted_thinking arrives whole in its start event
+            return [self._event("content_block_start", index=index, content_block=dict(block))]
+        chunks = [
+            self._event(
+                "content_block_start",
+                index=index,
+                content_block={"type": "thinking", "thinking": "", "signature": ""},
+            )
+        ]
+        thinking, signature = block.get("thinking"), block.get("signature")
+        if isinstance(thinking, str) and thinking:
+            chunks.append(
+                self._event(
+                    "content_block_delta",
+                    index=index,
+                    delta={"type": "thinking_delta", "thinking": thinking},
+                )
+            )
+        if isinstance(signature, str) and signature:
+            chunks.append(
+                self._event(
+                    "content_block_delta",
+                    index=index,
+                    delta={"type": "signature_delta", "signature": signature},
+                )
+            )
         return chunks
 
     def fail(

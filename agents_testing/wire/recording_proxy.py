@@ -9,6 +9,7 @@ the request body with secrets redacted, and the scripted step the answer amounts
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import http.client
 import json
 import threading
@@ -22,7 +23,7 @@ from .._redaction import Redactor, RedactPattern
 from ..errors import ScriptedHTTPError
 from ..items import ModelResponse, Usage
 from ..model import model_error, model_response, model_stream
-from ..recording import RecordedExchange, Recording
+from ..recording import COMPARED_HEADERS, RecordedExchange, Recording
 from ._readback import ReadStep, read_answer, wire_format_of
 
 __all__ = ["RecordingProxy"]
@@ -123,6 +124,7 @@ class RecordingProxy:
         self._lock = threading.Lock()
         self._next_index = 0
         self._exchanges: list[RecordedExchange] = []
+        self._notes: dict[int, str] = {}  # exchange index -> what its step cannot hold
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -148,20 +150,17 @@ class RecordingProxy:
         """Return the model calls recorded so far, ready to write as a script."""
         with self._lock:
             exchanges = sorted(self._exchanges, key=lambda exchange: exchange.index)
+            notes = dict(self._notes)
         renumbered = [
-            RecordedExchange(
-                position,
-                exchange.method,
-                exchange.path,
-                exchange.wire_format,
-                exchange.body,
-                exchange.status,
-                exchange.streamed,
-                exchange.step,
-            )
+            dataclasses.replace(exchange, index=position)
             for position, exchange in enumerate(exchanges)
         ]
-        return Recording(renumbered, self._redactor.describe())
+        warnings = [
+            f"call #{position + 1}: {notes[exchange.index]}"
+            for position, exchange in enumerate(exchanges)
+            if exchange.index in notes
+        ]
+        return Recording(renumbered, self._redactor.describe(), warnings)
 
     def start(self) -> RecordingProxy:
         """Bind 127.0.0.1 on a free port and serve in a background thread."""
@@ -254,7 +253,7 @@ class RecordingProxy:
             answer = self._relay(handler, upstream)
         finally:
             connection.close()
-        self._record(index, handler.command, handler.path, body, upstream, answer)
+        self._record(index, handler.command, handler.path, body, upstream, answer, headers)
 
     def _relay(self, handler: _Handler, upstream: http.client.HTTPResponse) -> bytes:
         streamed = upstream.getheader("content-type", "").startswith("text/event-stream")
@@ -296,6 +295,7 @@ class RecordingProxy:
         body: bytes,
         upstream: http.client.HTTPResponse,
         answer: bytes,
+        headers: list[tuple[str, str]],
     ) -> None:
         request_path = path.partition("?")[0]
         wire_format = wire_format_of(request_path)
@@ -325,9 +325,16 @@ class RecordingProxy:
             upstream.status,
             streamed,
             self._step(read),
+            headers={
+                key.lower(): self._redactor.text(value)
+                for key, value in headers
+                if key.lower() in COMPARED_HEADERS
+            },
         )
         with self._lock:
             self._exchanges.append(exchange)
+            if read.note is not None:
+                self._notes[index] = read.note
 
     def _step(self, read: ReadStep) -> Any:
         redactor = self._redactor
