@@ -4,7 +4,9 @@ Write a harness that drives your framework through your adapter (``ModelHarness`
 model call, a tool loop, and a reading of the tools it sent), then either run the checks
 yourself (each is a plain ``async`` function that raises ``ConformanceError``) or subclass
 ``agents_testing.conformance.pytest.ModelAdapterTests`` for one pytest test per check.
-Importing this package imports only the standard library.
+For a client library pointed at the scripted wire endpoint, write a ``WireHarness`` and run
+the ``check_wire_*`` functions, or subclass ``WireClientTests``. Importing this package
+imports only the standard library.
 """
 
 from ._errors import ConformanceError as ConformanceError
@@ -44,6 +46,21 @@ from ._model_checks import (
     check_unknown_output_item_is_refused as check_unknown_output_item_is_refused,
 )
 from ._model_checks import check_usage as check_usage
+from ._wire_checks import check_wire_automatic_stream as check_wire_automatic_stream
+from ._wire_checks import check_wire_exact_stream as check_wire_exact_stream
+from ._wire_checks import check_wire_exact_tool_arguments as check_wire_exact_tool_arguments
+from ._wire_checks import check_wire_extra_call_is_kept as check_wire_extra_call_is_kept
+from ._wire_checks import check_wire_http_error_arrives as check_wire_http_error_arrives
+from ._wire_checks import check_wire_recorded_request as check_wire_recorded_request
+from ._wire_checks import check_wire_retry_after_is_followed as check_wire_retry_after_is_followed
+from ._wire_checks import check_wire_text_turn as check_wire_text_turn
+from ._wire_checks import check_wire_tool_call_turn as check_wire_tool_call_turn
+from ._wire_checks import check_wire_tool_loop as check_wire_tool_loop
+from ._wire_checks import (
+    check_wire_unknown_output_item_is_refused as check_wire_unknown_output_item_is_refused,
+)
+from ._wire_checks import check_wire_usage as check_wire_usage
+from ._wire_harness import WireHarness as WireHarness
 
 __all__ = [
     "AbandonStreamHarness",
@@ -54,6 +71,7 @@ __all__ = [
     "RetryAdviceHarness",
     "ScriptedFailure",
     "StructuredOutputHarness",
+    "WireHarness",
     "check_abandoned_stream_closes_the_source",
     "check_advice_against_retrying_is_followed",
     "check_automatic_stream",
@@ -73,4 +91,16 @@ __all__ = [
     "check_tool_loop_history",
     "check_unknown_output_item_is_refused",
     "check_usage",
+    "check_wire_automatic_stream",
+    "check_wire_exact_stream",
+    "check_wire_exact_tool_arguments",
+    "check_wire_extra_call_is_kept",
+    "check_wire_http_error_arrives",
+    "check_wire_recorded_request",
+    "check_wire_retry_after_is_followed",
+    "check_wire_text_turn",
+    "check_wire_tool_call_turn",
+    "check_wire_tool_loop",
+    "check_wire_unknown_output_item_is_refused",
+    "check_wire_usage",
 ]

@@ -224,8 +224,8 @@ def test_a_harness_off_the_protocol_gets_a_conformance_or_type_error(
     [
         (
             object(),
-            "The harness object has no call() method; write it as the ModelHarness protocol "
-            "of agents_testing.conformance describes.",
+            "The harness object has no call() method; write it as the harness protocol of "
+            "agents_testing.conformance (ModelHarness, WireHarness) describes.",
         ),
         (
             JunkHarness(Reply("x"), is_async=False),
@@ -266,5 +266,32 @@ def test_a_subclass_without_a_harness_fails_saying_to_set_one(pytester: pytest.P
         [
             "*TypeError: TestNoHarness has no harness; set harness = YourHarness() on the "
             "class (see ModelHarness in agents_testing.conformance)."
+        ]
+    )
+
+
+def test_a_wire_subclass_without_a_harness_fails_saying_to_set_one(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        test_suite=(
+            "from agents_testing.conformance.pytest import WireClientTests\n"
+            "class TestNoHarness(WireClientTests):\n"
+            "    has_streaming = False\n"
+        )
+    )
+
+    result = pytester.runpytest("-rs", "-p", "no:cacheprovider", "-p", "no:asyncio")
+
+    outcomes = result.parseoutcomes()
+    assert "passed" not in outcomes
+    # 10 tests take `stream` (the streamed half skipped by the flag), 2 are stream-only.
+    assert outcomes["skipped"] == 10 + 2
+    assert outcomes["failed"] == 10
+    result.stdout.fnmatch_lines(
+        [
+            "*TypeError: TestNoHarness has no harness; set harness = YourHarness() on the "
+            "class (see WireHarness in agents_testing.conformance).",
+            "SKIPPED *: TestNoHarness.has_streaming is False",
         ]
     )
