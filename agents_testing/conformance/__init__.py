@@ -5,8 +5,9 @@ model call, a tool loop, and a reading of the tools it sent), then either run th
 yourself (each is a plain ``async`` function that raises ``ConformanceError``) or subclass
 ``agents_testing.conformance.pytest.ModelAdapterTests`` for one pytest test per check.
 For a client library pointed at the scripted wire endpoint, write a ``WireHarness`` and run
-the ``check_wire_*`` functions, or subclass ``WireClientTests``. Importing this package
-imports only the standard library.
+the ``check_wire_*`` functions, or subclass ``WireClientTests``; for a sandbox adapter, a
+``SandboxHarness`` with the ``check_sandbox_*`` functions or ``SandboxAdapterTests``.
+Importing this package imports only the standard library.
 """
 
 from ._errors import ConformanceError as ConformanceError
@@ -46,6 +47,15 @@ from ._model_checks import (
     check_unknown_output_item_is_refused as check_unknown_output_item_is_refused,
 )
 from ._model_checks import check_usage as check_usage
+from ._sandbox import SandboxHarness as SandboxHarness
+from ._sandbox import ScriptedSandboxFailure as ScriptedSandboxFailure
+from ._sandbox import check_sandbox_command_output as check_sandbox_command_output
+from ._sandbox import (
+    check_sandbox_error_reaches_the_framework as check_sandbox_error_reaches_the_framework,
+)
+from ._sandbox import check_sandbox_rejected_call_is_kept as check_sandbox_rejected_call_is_kept
+from ._sandbox import check_sandbox_unscripted_call_is_kept as check_sandbox_unscripted_call_is_kept
+from ._sandbox import check_sandbox_unused_step_is_reported as check_sandbox_unused_step_is_reported
 from ._wire_checks import check_wire_automatic_stream as check_wire_automatic_stream
 from ._wire_checks import check_wire_exact_stream as check_wire_exact_stream
 from ._wire_checks import check_wire_exact_tool_arguments as check_wire_exact_tool_arguments
@@ -69,7 +79,9 @@ __all__ = [
     "Reply",
     "ReplyToolCall",
     "RetryAdviceHarness",
+    "SandboxHarness",
     "ScriptedFailure",
+    "ScriptedSandboxFailure",
     "StructuredOutputHarness",
     "WireHarness",
     "check_abandoned_stream_closes_the_source",
@@ -84,6 +96,11 @@ __all__ = [
     "check_reasoning_items",
     "check_recorded_request",
     "check_retry_advice_is_followed",
+    "check_sandbox_command_output",
+    "check_sandbox_error_reaches_the_framework",
+    "check_sandbox_rejected_call_is_kept",
+    "check_sandbox_unscripted_call_is_kept",
+    "check_sandbox_unused_step_is_reported",
     "check_structured_output",
     "check_text_turn",
     "check_tool_call_turn",

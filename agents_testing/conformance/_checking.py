@@ -11,6 +11,7 @@ from ._errors import ConformanceError
 
 __all__ = [
     "HarnessMisuseError",
+    "chain",
     "described",
     "fail",
     "method",
@@ -101,3 +102,15 @@ def parsed(arguments: str | Mapping[str, Any]) -> object:
         except ValueError:
             return arguments
     return dict(arguments)
+
+
+def chain(error: BaseException) -> list[BaseException]:
+    """Return ``error`` and every exception a traceback of it shows as its cause or context."""
+    links: list[BaseException] = []
+    current: BaseException | None = error
+    while current is not None and current not in links:
+        links.append(current)
+        # ``raise ... from None`` hides the context from the traceback, so it is lost here.
+        hidden = current.__suppress_context__
+        current = current.__cause__ or (None if hidden else current.__context__)
+    return links

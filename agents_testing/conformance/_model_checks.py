@@ -19,6 +19,7 @@ from ..items import ModelRequest, ModelResponse, ModelRetryAdvice, Usage, assist
 from ..items import function_call as function_call_item
 from ..model import ScriptedModel, model_error, model_stream
 from ._checking import HarnessMisuseError as _HarnessMisuseError
+from ._checking import chain as _chain
 from ._checking import described as _described
 from ._checking import fail as _fail
 from ._checking import method as _method
@@ -84,18 +85,6 @@ async def _answer(harness: object, name: str, model: ScriptedModel, *, stream: b
 
 
 # -- reading what happened -------------------------------------------------------------------
-
-
-def _chain(error: BaseException) -> list[BaseException]:
-    """Return ``error`` and every exception a traceback of it shows as its cause or context."""
-    chain: list[BaseException] = []
-    current: BaseException | None = error
-    while current is not None and current not in chain:
-        chain.append(current)
-        # ``raise ... from None`` hides the context from the traceback, so it is lost here.
-        hidden = current.__suppress_context__
-        current = current.__cause__ or (None if hidden else current.__context__)
-    return chain
 
 
 def _check_calls(check: str, model: ScriptedModel, streamed: list[bool], fix: str) -> None:

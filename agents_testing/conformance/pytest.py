@@ -49,6 +49,14 @@ from ._model_checks import (
     check_unknown_output_item_is_refused,
     check_usage,
 )
+from ._sandbox import (
+    SandboxHarness,
+    check_sandbox_command_output,
+    check_sandbox_error_reaches_the_framework,
+    check_sandbox_rejected_call_is_kept,
+    check_sandbox_unscripted_call_is_kept,
+    check_sandbox_unused_step_is_reported,
+)
 from ._wire_checks import (
     check_wire_automatic_stream,
     check_wire_exact_stream,
@@ -65,7 +73,7 @@ from ._wire_checks import (
 )
 from ._wire_harness import WireHarness
 
-__all__ = ["ModelAdapterTests", "WireClientTests"]
+__all__ = ["ModelAdapterTests", "SandboxAdapterTests", "WireClientTests"]
 
 
 class ModelAdapterTests:
@@ -382,3 +390,60 @@ class WireClientTests:
         self._mode(stream)
         self._require("refuses_unknown_items")
         self.run_check(check_wire_unknown_output_item_is_refused(self._harness(), stream=stream))
+
+
+class SandboxAdapterTests:
+    """Conformance tests for a sandbox adapter; subclass it and set ``harness``.
+
+    Each test runs one ``check_sandbox_*`` function of ``agents_testing.conformance`` with
+    your ``SandboxHarness``; a test whose capability is declared absent is skipped with the
+    flag's name as the reason.
+    """
+
+    harness: SandboxHarness
+    """The harness that builds your adapter's session and runs a command through it."""
+
+    checks_unscripted_calls: ClassVar[bool] = True
+    """The adapter sends calls the script does not name to the core session (``invoke``)."""
+    has_call_matchers: ClassVar[bool] = True
+    """The adapter passes the framework's arguments to the core step's ``match``."""
+
+    def run_check(self, check: Coroutine[Any, Any, None]) -> None:
+        """Run one check to the end; override to use another event loop than ``asyncio.run``."""
+        asyncio.run(check)
+
+    def _harness(self) -> SandboxHarness:
+        harness: object = getattr(self, "harness", None)
+        if harness is None:
+            raise TypeError(
+                f"{type(self).__name__} has no harness; set harness = YourHarness() on the "
+                "class (see SandboxHarness in agents_testing.conformance)."
+            )
+        return cast(SandboxHarness, harness)
+
+    def _require(self, *flags: str) -> None:
+        for flag in flags:
+            if not getattr(self, flag):
+                raise unittest.SkipTest(f"{type(self).__name__}.{flag} is False")
+
+    def test_sandbox_command_output(self) -> None:
+        """A scripted result reaches the framework (``check_sandbox_command_output``)."""
+        self.run_check(check_sandbox_command_output(self._harness()))
+
+    def test_sandbox_error_reaches_the_framework(self) -> None:
+        """A scripted error fails the command (``check_sandbox_error_reaches_the_framework``)."""
+        self.run_check(check_sandbox_error_reaches_the_framework(self._harness()))
+
+    def test_sandbox_unscripted_call_is_kept(self) -> None:
+        """An unscripted call is kept (``check_sandbox_unscripted_call_is_kept``)."""
+        self._require("checks_unscripted_calls")
+        self.run_check(check_sandbox_unscripted_call_is_kept(self._harness()))
+
+    def test_sandbox_rejected_call_is_kept(self) -> None:
+        """A call the matcher rejects is kept (``check_sandbox_rejected_call_is_kept``)."""
+        self._require("has_call_matchers")
+        self.run_check(check_sandbox_rejected_call_is_kept(self._harness()))
+
+    def test_sandbox_unused_step_is_reported(self) -> None:
+        """An unused step fails assert_complete (``check_sandbox_unused_step_is_reported``)."""
+        self.run_check(check_sandbox_unused_step_is_reported(self._harness()))
