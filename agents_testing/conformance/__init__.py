@@ -6,7 +6,9 @@ yourself (each is a plain ``async`` function that raises ``ConformanceError``) o
 ``agents_testing.conformance.pytest.ModelAdapterTests`` for one pytest test per check.
 For a client library pointed at the scripted wire endpoint, write a ``WireHarness`` and run
 the ``check_wire_*`` functions, or subclass ``WireClientTests``; for a sandbox adapter, a
-``SandboxHarness`` with the ``check_sandbox_*`` functions or ``SandboxAdapterTests``.
+``SandboxHarness`` with the ``check_sandbox_*`` functions or ``SandboxAdapterTests``; for
+a realtime adapter, a ``RealtimeHarness`` with the ``check_realtime_*`` functions or
+``RealtimeAdapterTests``.
 Importing this package imports only the standard library.
 """
 
@@ -47,6 +49,18 @@ from ._model_checks import (
     check_unknown_output_item_is_refused as check_unknown_output_item_is_refused,
 )
 from ._model_checks import check_usage as check_usage
+from ._realtime import RealtimeHarness as RealtimeHarness
+from ._realtime import ScriptedRealtimeFailure as ScriptedRealtimeFailure
+from ._realtime import check_realtime_connect_and_close as check_realtime_connect_and_close
+from ._realtime import check_realtime_rejected_call_is_kept as check_realtime_rejected_call_is_kept
+from ._realtime import (
+    check_realtime_send_failure_is_raised as check_realtime_send_failure_is_raised,
+)
+from ._realtime import check_realtime_tool_call_round_trip as check_realtime_tool_call_round_trip
+from ._realtime import (
+    check_realtime_turn_reaches_the_framework as check_realtime_turn_reaches_the_framework,
+)
+from ._realtime import check_realtime_user_text_is_sent as check_realtime_user_text_is_sent
 from ._sandbox import SandboxHarness as SandboxHarness
 from ._sandbox import ScriptedSandboxFailure as ScriptedSandboxFailure
 from ._sandbox import check_sandbox_command_output as check_sandbox_command_output
@@ -76,11 +90,13 @@ __all__ = [
     "AbandonStreamHarness",
     "ConformanceError",
     "ModelHarness",
+    "RealtimeHarness",
     "Reply",
     "ReplyToolCall",
     "RetryAdviceHarness",
     "SandboxHarness",
     "ScriptedFailure",
+    "ScriptedRealtimeFailure",
     "ScriptedSandboxFailure",
     "StructuredOutputHarness",
     "WireHarness",
@@ -93,6 +109,12 @@ __all__ = [
     "check_invalid_stream_events_are_refused",
     "check_model_error_reaches_the_caller",
     "check_parallel_tool_calls",
+    "check_realtime_connect_and_close",
+    "check_realtime_rejected_call_is_kept",
+    "check_realtime_send_failure_is_raised",
+    "check_realtime_tool_call_round_trip",
+    "check_realtime_turn_reaches_the_framework",
+    "check_realtime_user_text_is_sent",
     "check_reasoning_items",
     "check_recorded_request",
     "check_retry_advice_is_followed",

@@ -5,7 +5,8 @@ the tests by their names, runs the ones that take ``stream`` both ways through t
 ``pytest_generate_tests``, and reports ``unittest.SkipTest`` as a skip.
 
 Subclass ``ModelAdapterTests`` (or ``WireClientTests`` for a client library pointed at
-the wire endpoint) in a test module, set ``harness`` and the capability flags
+the wire endpoint, ``SandboxAdapterTests`` or ``RealtimeAdapterTests`` for a sandbox or
+realtime adapter) in a test module, set ``harness`` and the capability flags
 your framework has, and pytest collects one test per check (plain and streamed where both
 apply). A check whose capability is declared absent is skipped, with the flag as the
 reason::
@@ -49,6 +50,15 @@ from ._model_checks import (
     check_unknown_output_item_is_refused,
     check_usage,
 )
+from ._realtime import (
+    RealtimeHarness,
+    check_realtime_connect_and_close,
+    check_realtime_rejected_call_is_kept,
+    check_realtime_send_failure_is_raised,
+    check_realtime_tool_call_round_trip,
+    check_realtime_turn_reaches_the_framework,
+    check_realtime_user_text_is_sent,
+)
 from ._sandbox import (
     SandboxHarness,
     check_sandbox_command_output,
@@ -73,7 +83,12 @@ from ._wire_checks import (
 )
 from ._wire_harness import WireHarness
 
-__all__ = ["ModelAdapterTests", "SandboxAdapterTests", "WireClientTests"]
+__all__ = [
+    "ModelAdapterTests",
+    "RealtimeAdapterTests",
+    "SandboxAdapterTests",
+    "WireClientTests",
+]
 
 
 class ModelAdapterTests:
@@ -447,3 +462,72 @@ class SandboxAdapterTests:
     def test_sandbox_unused_step_is_reported(self) -> None:
         """An unused step fails assert_complete (``check_sandbox_unused_step_is_reported``)."""
         self.run_check(check_sandbox_unused_step_is_reported(self._harness()))
+
+
+class RealtimeAdapterTests:
+    """Conformance tests for a realtime adapter; subclass it and set ``harness``.
+
+    Each test runs one ``check_realtime_*`` function of ``agents_testing.conformance`` with
+    your ``RealtimeHarness``; a test whose capability is declared absent is skipped with the
+    flag's name as the reason.
+    """
+
+    harness: RealtimeHarness
+    """The harness that opens your framework's session over your adapter."""
+
+    has_text_input: ClassVar[bool] = True
+    """The session sends user text messages."""
+    has_tools: ClassVar[bool] = True
+    """The session runs tool calls the model makes and sends their output back."""
+    has_transcripts: ClassVar[bool] = True
+    """The session delivers assistant transcript deltas and turn ends."""
+    has_usage: ClassVar[bool] = True
+    """The session keeps the token usage of a turn."""
+
+    def run_check(self, check: Coroutine[Any, Any, None]) -> None:
+        """Run one check to the end; override to use another event loop than ``asyncio.run``."""
+        asyncio.run(check)
+
+    def _harness(self) -> RealtimeHarness:
+        harness: object = getattr(self, "harness", None)
+        if harness is None:
+            raise TypeError(
+                f"{type(self).__name__} has no harness; set harness = YourHarness() on the "
+                "class (see RealtimeHarness in agents_testing.conformance)."
+            )
+        return cast(RealtimeHarness, harness)
+
+    def _require(self, *flags: str) -> None:
+        for flag in flags:
+            if not getattr(self, flag):
+                raise unittest.SkipTest(f"{type(self).__name__}.{flag} is False")
+
+    def test_realtime_connect_and_close(self) -> None:
+        """Open and close reach the transport once each (``check_realtime_connect_and_close``)."""
+        self.run_check(check_realtime_connect_and_close(self._harness()))
+
+    def test_realtime_user_text_is_sent(self) -> None:
+        """User text becomes send_message (``check_realtime_user_text_is_sent``)."""
+        self._require("has_text_input")
+        self.run_check(check_realtime_user_text_is_sent(self._harness()))
+
+    def test_realtime_send_failure_is_raised(self) -> None:
+        """A failed send fails the caller (``check_realtime_send_failure_is_raised``)."""
+        self._require("has_text_input")
+        self.run_check(check_realtime_send_failure_is_raised(self._harness()))
+
+    def test_realtime_rejected_call_is_kept(self) -> None:
+        """A rejected call is kept (``check_realtime_rejected_call_is_kept``)."""
+        self._require("has_text_input")
+        self.run_check(check_realtime_rejected_call_is_kept(self._harness()))
+
+    def test_realtime_tool_call_round_trip(self) -> None:
+        """A tool call runs and its output goes back (``check_realtime_tool_call_round_trip``)."""
+        self._require("has_tools")
+        self.run_check(check_realtime_tool_call_round_trip(self._harness()))
+
+    def test_realtime_turn_reaches_the_framework(self) -> None:
+        """An emitted turn reaches the session (``check_realtime_turn_reaches_the_framework``)."""
+        self._require("has_transcripts")
+        harness = self._harness()
+        self.run_check(check_realtime_turn_reaches_the_framework(harness, usage=self.has_usage))
