@@ -1,4 +1,8 @@
-"""The real openai and anthropic clients pass the wire conformance kit, sync and async."""
+"""The real openai and anthropic clients pass the wire conformance kit, sync and async.
+
+Every async harness runs over loopback and through the in-process transport; these replace
+the "plain and streamed" client tests tests/wire had for the async clients.
+"""
 
 from __future__ import annotations
 
@@ -28,10 +32,24 @@ class TestOpenAIResponsesSyncInProcess(WireClientTests):
     refuses_unknown_items = False
 
 
+class TestOpenAIResponsesAsyncInProcess(WireClientTests):
+    harness = OpenAIResponsesHarness(in_process=True)
+    refuses_unknown_items = False
+
+
 class TestOpenAIChatAsync(WireClientTests):
     harness = OpenAIChatHarness()
+
+
+class TestOpenAIChatAsyncInProcess(WireClientTests):
+    harness = OpenAIChatHarness(in_process=True)
 
 
 class TestAnthropicAsync(WireClientTests):
     harness = AnthropicHarness()
     keeps_exact_tool_arguments = False  # Messages carries tool input as a JSON object
+
+
+class TestAnthropicAsyncInProcess(WireClientTests):
+    harness = AnthropicHarness(in_process=True)
+    keeps_exact_tool_arguments = False

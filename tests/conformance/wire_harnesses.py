@@ -34,6 +34,22 @@ MESSAGES_TOOL = {
 }
 
 
+def async_options(server: ScriptedServer, api_path: str, http: Any, in_process: bool) -> Any:
+    """Return the client options pointing an async SDK client at ``server``.
+
+    ``in_process`` serves the server's endpoint through the in-process httpx transport (no
+    socket); otherwise the client talks to the server over loopback. ``http`` is the httpx
+    module the SDK accepts clients of.
+    """
+    if not in_process:
+        return {"base_url": server.url + api_path}
+    transport = scripted_transport(server.endpoint)
+    return {
+        "base_url": "http://scripted.invalid" + api_path,
+        "http_client": http.AsyncClient(transport=transport),
+    }
+
+
 def weather(arguments: str | Mapping[str, Any]) -> str:
     parsed = json.loads(arguments) if isinstance(arguments, str) else arguments
     return f"{parsed['city']}: sunny"
@@ -116,14 +132,18 @@ def _responses_next(conversation: list[Any], reply: Reply) -> None:
 
 
 class OpenAIResponsesHarness:
-    """The async openai client's Responses API over loopback."""
+    """The async openai client's Responses API, over loopback or in-process."""
 
-    client = "openai (Responses, async)"
+    def __init__(self, *, in_process: bool = False) -> None:
+        self.in_process = in_process
+        self.client = f"openai (Responses, async, {'in-process' if in_process else 'loopback'})"
 
     def _client(self, server: ScriptedServer) -> Any:
+        import httpx
         import openai
 
-        return openai.AsyncOpenAI(base_url=server.base_url, api_key=API_KEY, max_retries=1)
+        options = async_options(server, "/v1", httpx, self.in_process)
+        return openai.AsyncOpenAI(api_key=API_KEY, max_retries=1, **options)
 
     async def call(self, server: ScriptedServer, prompt: str, *, stream: bool) -> Reply:
         async with self._client(server) as client:
@@ -202,14 +222,19 @@ def chat_reply(completion: Any, deltas: list[str]) -> Reply:
 
 
 class OpenAIChatHarness:
-    """The async openai client's Chat Completions API over loopback."""
+    """The async openai client's Chat Completions API, over loopback or in-process."""
 
-    client = "openai (Chat Completions, async)"
+    def __init__(self, *, in_process: bool = False) -> None:
+        self.in_process = in_process
+        where = "in-process" if in_process else "loopback"
+        self.client = f"openai (Chat Completions, async, {where})"
 
     def _client(self, server: ScriptedServer) -> Any:
+        import httpx
         import openai
 
-        return openai.AsyncOpenAI(base_url=server.base_url, api_key=API_KEY, max_retries=1)
+        options = async_options(server, "/v1", httpx, self.in_process)
+        return openai.AsyncOpenAI(api_key=API_KEY, max_retries=1, **options)
 
     async def _turn(self, client: Any, messages: list[Any], *, stream: bool) -> Reply:
         request: dict[str, Any] = {"model": "gpt-test", "messages": messages, "tools": [CHAT_TOOL]}
@@ -280,14 +305,23 @@ def _messages_reply(message: Any, deltas: list[str]) -> Reply:
 
 
 class AnthropicHarness:
-    """The async anthropic client's Messages API over loopback."""
+    """The async anthropic client's Messages API, over loopback or in-process."""
 
-    client = "anthropic (Messages, async)"
+    def __init__(self, *, in_process: bool = False) -> None:
+        self.in_process = in_process
+        where = "in-process" if in_process else "loopback"
+        self.client = f"anthropic (Messages, async, {where})"
 
     def _client(self, server: ScriptedServer) -> Any:
         import anthropic
 
-        return anthropic.AsyncAnthropic(base_url=server.url, api_key=API_KEY, max_retries=1)
+        try:  # anthropic >= 2 is built on the httpx2 fork and accepts only its clients
+            import httpx2 as http
+        except ImportError:
+            import httpx as http  # type: ignore[no-redef]  # anthropic < 2
+
+        options = async_options(server, "", http, self.in_process)
+        return anthropic.AsyncAnthropic(api_key=API_KEY, max_retries=1, **options)
 
     async def _turn(self, client: Any, messages: list[Any], *, stream: bool) -> Reply:
         request: dict[str, Any] = {

@@ -140,24 +140,6 @@ def test_stream_sends_the_real_event_types(mode: str) -> None:
     assert events[0].message.id == "msg_scripted_1"
 
 
-async def test_async_messages_plain_and_streamed(mode: str) -> None:
-    model = ScriptedModel([[assistant_message("plain")], [assistant_message("streamed")]])
-
-    async with async_client(model, mode) as (client, _):
-        plain = await client.messages.create(
-            model="claude-test", max_tokens=16, messages=[{"role": "user", "content": "1"}]
-        )
-        async with client.messages.stream(
-            model="claude-test", max_tokens=16, messages=[{"role": "user", "content": "2"}]
-        ) as events:
-            streamed = await events.get_final_text()
-
-    assert plain.content[0].text == "plain"
-    assert streamed == "streamed"
-    assert [call.streamed for call in model.calls] == [False, True]
-    model.assert_complete()
-
-
 @pytest.mark.parametrize("status", [429, 529])
 def test_client_retries_rate_limit_and_overloaded(mode: str, status: int) -> None:
     model = error_then_answer(ScriptedHTTPError(status, retry_after=0.001), "after the retry")
