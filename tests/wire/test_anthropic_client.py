@@ -35,7 +35,6 @@ ANTHROPIC = Provider(
     anthropic.Anthropic, anthropic.AsyncAnthropic, httpx_for_anthropic, "", API_KEY
 )
 sync_client = ANTHROPIC.connect
-async_client = ANTHROPIC.connect_async
 WEATHER_TOOL = {
     "name": "get_weather",
     "description": "Return the weather in a city.",
