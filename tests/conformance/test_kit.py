@@ -10,6 +10,7 @@ import pickle
 import subprocess
 import sys
 import textwrap
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -312,7 +313,11 @@ class _WireReplies:
             body.encode(),
             {"Content-Type": "application/json"},
         )
-        await asyncio.to_thread(urllib.request.urlopen, request)
+        try:
+            await asyncio.to_thread(urllib.request.urlopen, request)
+        except urllib.error.HTTPError as error:
+            error.close()  # the error holds the response, and with it the socket
+            raise
         return Reply("")
 
     async def run_tool_loop(self, server: object, prompt: str, *, stream: bool) -> str:
