@@ -4,6 +4,11 @@ Write a harness that drives your framework through your adapter (``ModelHarness`
 model call, a tool loop, and a reading of the tools it sent), then either run the checks
 yourself (each is a plain ``async`` function that raises ``ConformanceError``) or subclass
 ``agents_testing.conformance.pytest.ModelAdapterTests`` for one pytest test per check.
+For a client library pointed at the scripted wire endpoint, write a ``WireHarness`` and run
+the ``check_wire_*`` functions, or subclass ``WireClientTests``; for a sandbox adapter, a
+``SandboxHarness`` with the ``check_sandbox_*`` functions or ``SandboxAdapterTests``; for
+a realtime adapter, a ``RealtimeHarness`` with the ``check_realtime_*`` functions or
+``RealtimeAdapterTests``.
 Importing this package imports only the standard library.
 """
 
@@ -44,16 +49,57 @@ from ._model_checks import (
     check_unknown_output_item_is_refused as check_unknown_output_item_is_refused,
 )
 from ._model_checks import check_usage as check_usage
+from ._realtime import RealtimeHarness as RealtimeHarness
+from ._realtime import ScriptedRealtimeFailure as ScriptedRealtimeFailure
+from ._realtime import check_realtime_connect_and_close as check_realtime_connect_and_close
+from ._realtime import check_realtime_rejected_call_is_kept as check_realtime_rejected_call_is_kept
+from ._realtime import (
+    check_realtime_send_failure_is_raised as check_realtime_send_failure_is_raised,
+)
+from ._realtime import check_realtime_tool_call_round_trip as check_realtime_tool_call_round_trip
+from ._realtime import (
+    check_realtime_turn_reaches_the_framework as check_realtime_turn_reaches_the_framework,
+)
+from ._realtime import check_realtime_user_text_is_sent as check_realtime_user_text_is_sent
+from ._sandbox import SandboxHarness as SandboxHarness
+from ._sandbox import ScriptedSandboxFailure as ScriptedSandboxFailure
+from ._sandbox import check_sandbox_command_output as check_sandbox_command_output
+from ._sandbox import (
+    check_sandbox_error_reaches_the_framework as check_sandbox_error_reaches_the_framework,
+)
+from ._sandbox import check_sandbox_rejected_call_is_kept as check_sandbox_rejected_call_is_kept
+from ._sandbox import check_sandbox_unscripted_call_is_kept as check_sandbox_unscripted_call_is_kept
+from ._sandbox import check_sandbox_unused_step_is_reported as check_sandbox_unused_step_is_reported
+from ._wire_checks import check_wire_automatic_stream as check_wire_automatic_stream
+from ._wire_checks import check_wire_exact_stream as check_wire_exact_stream
+from ._wire_checks import check_wire_exact_tool_arguments as check_wire_exact_tool_arguments
+from ._wire_checks import check_wire_extra_call_is_kept as check_wire_extra_call_is_kept
+from ._wire_checks import check_wire_http_error_arrives as check_wire_http_error_arrives
+from ._wire_checks import check_wire_recorded_request as check_wire_recorded_request
+from ._wire_checks import check_wire_retry_after_is_followed as check_wire_retry_after_is_followed
+from ._wire_checks import check_wire_text_turn as check_wire_text_turn
+from ._wire_checks import check_wire_tool_call_turn as check_wire_tool_call_turn
+from ._wire_checks import check_wire_tool_loop as check_wire_tool_loop
+from ._wire_checks import (
+    check_wire_unknown_output_item_is_refused as check_wire_unknown_output_item_is_refused,
+)
+from ._wire_checks import check_wire_usage as check_wire_usage
+from ._wire_harness import WireHarness as WireHarness
 
 __all__ = [
     "AbandonStreamHarness",
     "ConformanceError",
     "ModelHarness",
+    "RealtimeHarness",
     "Reply",
     "ReplyToolCall",
     "RetryAdviceHarness",
+    "SandboxHarness",
     "ScriptedFailure",
+    "ScriptedRealtimeFailure",
+    "ScriptedSandboxFailure",
     "StructuredOutputHarness",
+    "WireHarness",
     "check_abandoned_stream_closes_the_source",
     "check_advice_against_retrying_is_followed",
     "check_automatic_stream",
@@ -63,9 +109,20 @@ __all__ = [
     "check_invalid_stream_events_are_refused",
     "check_model_error_reaches_the_caller",
     "check_parallel_tool_calls",
+    "check_realtime_connect_and_close",
+    "check_realtime_rejected_call_is_kept",
+    "check_realtime_send_failure_is_raised",
+    "check_realtime_tool_call_round_trip",
+    "check_realtime_turn_reaches_the_framework",
+    "check_realtime_user_text_is_sent",
     "check_reasoning_items",
     "check_recorded_request",
     "check_retry_advice_is_followed",
+    "check_sandbox_command_output",
+    "check_sandbox_error_reaches_the_framework",
+    "check_sandbox_rejected_call_is_kept",
+    "check_sandbox_unscripted_call_is_kept",
+    "check_sandbox_unused_step_is_reported",
     "check_structured_output",
     "check_text_turn",
     "check_tool_call_turn",
@@ -73,4 +130,16 @@ __all__ = [
     "check_tool_loop_history",
     "check_unknown_output_item_is_refused",
     "check_usage",
+    "check_wire_automatic_stream",
+    "check_wire_exact_stream",
+    "check_wire_exact_tool_arguments",
+    "check_wire_extra_call_is_kept",
+    "check_wire_http_error_arrives",
+    "check_wire_recorded_request",
+    "check_wire_retry_after_is_followed",
+    "check_wire_text_turn",
+    "check_wire_tool_call_turn",
+    "check_wire_tool_loop",
+    "check_wire_unknown_output_item_is_refused",
+    "check_wire_usage",
 ]

@@ -7,10 +7,8 @@ and raises ``ConformanceError`` naming the behavior that broke. They need no tes
 
 from __future__ import annotations
 
-import inspect
-import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any, NoReturn, TypeVar, cast
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, TypeVar, cast
 
 from ..errors import (
     InvalidScriptedModelOutputError,
@@ -20,6 +18,16 @@ from ..errors import (
 from ..items import ModelRequest, ModelResponse, ModelRetryAdvice, Usage, assistant_message
 from ..items import function_call as function_call_item
 from ..model import ScriptedModel, model_error, model_stream
+from ._checking import HarnessMisuseError as _HarnessMisuseError
+from ._checking import chain as _chain
+from ._checking import described as _described
+from ._checking import fail as _fail
+from ._checking import method as _method
+from ._checking import parsed as _parsed
+from ._checking import raised as _raised
+from ._checking import returned as _returned
+from ._checking import returned_as as _returned_as
+from ._checking import run_harness as _run_harness
 from ._errors import ConformanceError
 from ._harness import (
     AbandonStreamHarness,
@@ -66,39 +74,6 @@ class ScriptedFailure(Exception):
     """The model failure the error and retry checks script."""
 
 
-class _HarnessMisuseError(TypeError):
-    """A harness that does not keep the ``ModelHarness`` protocol: the author's bug, not a FAIL."""
-
-
-def _method(harness: object, name: str) -> Callable[..., object]:
-    method: object = getattr(harness, name, None)
-    if not callable(method):
-        raise _HarnessMisuseError(
-            f"The harness {type(harness).__name__} has no {name}() method; write it as the "
-            "ModelHarness protocol of agents_testing.conformance describes."
-        )
-    return method
-
-
-async def _run_harness(harness: object, name: str, *args: object, **kwargs: object) -> object:
-    """Await ``harness.<name>(...)``, refusing a method that is not ``async``."""
-    result = _method(harness, name)(*args, **kwargs)
-    if not inspect.isawaitable(result):
-        raise _HarnessMisuseError(
-            f"The harness's {name}() returned {type(result).__name__}, not an awaitable; "
-            "make it an async def."
-        )
-    return await result
-
-
-def _returned_as(value: object, kind: type[_T], name: str, shape: str) -> _T:
-    if not isinstance(value, kind):
-        raise _HarnessMisuseError(
-            f"The harness's {name}() returned {type(value).__name__}; return {shape}."
-        )
-    return value
-
-
 async def _call(harness: object, model: ScriptedModel, *, stream: bool) -> Reply:
     value = await _run_harness(harness, "call", model, PROMPT, stream=stream)
     return _returned_as(value, Reply, "call", "a Reply")
@@ -110,49 +85,6 @@ async def _answer(harness: object, name: str, model: ScriptedModel, *, stream: b
 
 
 # -- reading what happened -------------------------------------------------------------------
-
-
-def _fail(check: str, expected: str, actual: str, fix: str) -> NoReturn:
-    raise ConformanceError(check, expected, actual, fix)
-
-
-def _described(error: BaseException) -> str:
-    return f"{type(error).__name__}: {error}"
-
-
-async def _returned(check: str, run: Awaitable[_T], fix: str) -> _T:
-    """Await a harness run that should succeed; a failure becomes the check's error."""
-    try:
-        return await run
-    except _HarnessMisuseError:
-        raise
-    except Exception as error:
-        raise ConformanceError(
-            check, "the run to succeed", f"it raised {_described(error)}", fix
-        ) from error
-
-
-async def _raised(run: Awaitable[object]) -> Exception | None:
-    """Await a harness run that may fail; return what it raised, if anything."""
-    try:
-        await run
-    except _HarnessMisuseError:
-        raise
-    except Exception as error:
-        return error
-    return None
-
-
-def _chain(error: BaseException) -> list[BaseException]:
-    """Return ``error`` and every exception a traceback of it shows as its cause or context."""
-    chain: list[BaseException] = []
-    current: BaseException | None = error
-    while current is not None and current not in chain:
-        chain.append(current)
-        # ``raise ... from None`` hides the context from the traceback, so it is lost here.
-        hidden = current.__suppress_context__
-        current = current.__cause__ or (None if hidden else current.__context__)
-    return chain
 
 
 def _check_calls(check: str, model: ScriptedModel, streamed: list[bool], fix: str) -> None:
@@ -181,15 +113,6 @@ def _items(request: ModelRequest, kind: str) -> list[Mapping[str, Any]]:
         return []
     items = [cast("Mapping[str, Any]", item) for item in request.input if isinstance(item, Mapping)]
     return [item for item in items if item.get("type") == kind]
-
-
-def _parsed(arguments: str | Mapping[str, Any]) -> object:
-    if isinstance(arguments, str):
-        try:
-            return json.loads(arguments)
-        except ValueError:
-            return arguments
-    return dict(arguments)
 
 
 def _recorded_violation(

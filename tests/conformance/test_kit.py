@@ -5,10 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import json
 import pickle
 import subprocess
 import sys
 import textwrap
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +21,7 @@ from hypothesis import strategies as st
 
 from agents_testing import conformance as kit
 from agents_testing.conformance import ConformanceError, Reply
+from agents_testing.wire import ScriptedServer
 
 
 def test_conformance_error_is_an_assertion_error_with_its_fields() -> None:
@@ -224,8 +228,8 @@ def test_a_harness_off_the_protocol_gets_a_conformance_or_type_error(
     [
         (
             object(),
-            "The harness object has no call() method; write it as the ModelHarness protocol "
-            "of agents_testing.conformance describes.",
+            "The harness object has no call() method; write it as the harness protocol of "
+            "agents_testing.conformance (ModelHarness, WireHarness) describes.",
         ),
         (
             JunkHarness(Reply("x"), is_async=False),
@@ -268,3 +272,109 @@ def test_a_subclass_without_a_harness_fails_saying_to_set_one(pytester: pytest.P
             "class (see ModelHarness in agents_testing.conformance)."
         ]
     )
+
+
+def test_a_wire_subclass_without_a_harness_fails_saying_to_set_one(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        test_suite=(
+            "from agents_testing.conformance.pytest import WireClientTests\n"
+            "class TestNoHarness(WireClientTests):\n"
+            "    has_streaming = False\n"
+        )
+    )
+
+    result = pytester.runpytest("-rs", "-p", "no:cacheprovider", "-p", "no:asyncio")
+
+    outcomes = result.parseoutcomes()
+    assert "passed" not in outcomes
+    # 10 tests take `stream` (the streamed half skipped by the flag), 2 are stream-only.
+    assert outcomes["skipped"] == 10 + 2
+    assert outcomes["failed"] == 10
+    result.stdout.fnmatch_lines(
+        [
+            "*TypeError: TestNoHarness has no harness; set harness = YourHarness() on the "
+            "class (see WireHarness in agents_testing.conformance).",
+            "SKIPPED *: TestNoHarness.has_streaming is False",
+        ]
+    )
+
+
+class _WireReplies:
+    """A wire harness whose http_status answers a str."""
+
+    client = "junk"
+
+    async def call(self, server: ScriptedServer, prompt: str, *, stream: bool) -> Reply:
+        body = json.dumps({"model": "m", "messages": [{"role": "user", "content": prompt}]})
+        request = urllib.request.Request(
+            server.base_url + "/chat/completions",
+            body.encode(),
+            {"Content-Type": "application/json"},
+        )
+        try:
+            await asyncio.to_thread(urllib.request.urlopen, request)
+        except urllib.error.HTTPError as error:
+            error.close()  # the error holds the response, and with it the socket
+            raise
+        return Reply("")
+
+    async def run_tool_loop(self, server: object, prompt: str, *, stream: bool) -> str:
+        return ""
+
+    def http_status(self, error: BaseException) -> object:
+        return "400"
+
+
+class _SessionWithoutCalls:
+    framework = "junk"
+
+    def session(self, steps: object) -> object:
+        return object()
+
+    def command_step(self, output: str) -> dict[str, str]:
+        return {"method": "exec", "result": output}
+
+    async def run_command(self, session: object, command: str) -> str:
+        return ""
+
+
+class _TurnWithoutReply:
+    framework = "junk"
+
+    async def open(self, transport: object) -> object:
+        return object()
+
+    async def wait_for_turn(self, session: object) -> object:
+        return "It is sunny."
+
+    async def close(self, session: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    ("run", "message"),
+    [
+        (
+            lambda: kit.check_wire_http_error_arrives(_WireReplies()),  # type: ignore[arg-type]
+            "The harness's http_status() returned str; return the status as an int, or None.",
+        ),
+        (
+            lambda: kit.check_sandbox_command_output(_SessionWithoutCalls()),
+            "The session the harness's session() built (object) has no calls; forward the core "
+            "ScriptedSandboxSession's calls and assert_complete().",
+        ),
+        (
+            lambda: kit.check_realtime_turn_reaches_the_framework(_TurnWithoutReply()),  # type: ignore[arg-type]
+            "The harness's wait_for_turn() returned str; return a Reply.",
+        ),
+    ],
+    ids=["wire-status", "sandbox-session", "realtime-turn"],
+)
+def test_each_check_set_refuses_a_harness_off_its_protocol_by_name(run: Any, message: str) -> None:
+    with pytest.raises(TypeError) as raised:
+        asyncio.run(run())
+
+    assert str(raised.value) == message
+    assert not isinstance(raised.value, ConformanceError)

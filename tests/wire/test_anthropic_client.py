@@ -35,7 +35,6 @@ ANTHROPIC = Provider(
     anthropic.Anthropic, anthropic.AsyncAnthropic, httpx_for_anthropic, "", API_KEY
 )
 sync_client = ANTHROPIC.connect
-async_client = ANTHROPIC.connect_async
 WEATHER_TOOL = {
     "name": "get_weather",
     "description": "Return the weather in a city.",
@@ -138,24 +137,6 @@ def test_stream_sends_the_real_event_types(mode: str) -> None:
         "RawMessageStopEvent",
     ]
     assert events[0].message.id == "msg_scripted_1"
-
-
-async def test_async_messages_plain_and_streamed(mode: str) -> None:
-    model = ScriptedModel([[assistant_message("plain")], [assistant_message("streamed")]])
-
-    async with async_client(model, mode) as (client, _):
-        plain = await client.messages.create(
-            model="claude-test", max_tokens=16, messages=[{"role": "user", "content": "1"}]
-        )
-        async with client.messages.stream(
-            model="claude-test", max_tokens=16, messages=[{"role": "user", "content": "2"}]
-        ) as events:
-            streamed = await events.get_final_text()
-
-    assert plain.content[0].text == "plain"
-    assert streamed == "streamed"
-    assert [call.streamed for call in model.calls] == [False, True]
-    model.assert_complete()
 
 
 @pytest.mark.parametrize("status", [429, 529])

@@ -140,25 +140,6 @@ def test_responses_stream_sends_the_real_event_types(mode: str) -> None:
     assert events[-1].response.id == "resp_scripted_1"
 
 
-async def test_async_responses_plain_and_streamed(mode: str) -> None:
-    model = ScriptedModel([[assistant_message("plain")], [assistant_message("streamed")]])
-
-    async with async_client(model, mode) as (client, _):
-        plain = await client.responses.create(model="gpt-test", input="one")
-        texts = [
-            event.delta
-            async for event in await client.responses.create(
-                model="gpt-test", input="two", stream=True
-            )
-            if event.type == "response.output_text.delta"
-        ]
-
-    assert plain.output_text == "plain"
-    assert texts == ["streamed"]
-    assert [call.streamed for call in model.calls] == [False, True]
-    model.assert_complete()
-
-
 # -- Chat Completions ----------------------------------------------------------------------
 
 
