@@ -43,6 +43,7 @@ from .errors import (
 )
 
 __all__ = [
+    "DEFAULT_SAMPLE_RATE",
     "AudioChunk",
     "PlayedAudio",
     "STTStep",
@@ -543,13 +544,20 @@ class ScriptedSpeechToText(CompletionContext):
         self._added = 0
         self._calls: list[_CallState] = []
         self._violations: list[AssertionError] = []
+        self._waiting: list[TranscriptionSession] = []
         self.enqueue(*_as_list(steps, "steps"))
 
     def enqueue(self, *steps: STTStep | str) -> None:
-        """Add steps at the end of the script; all of them, or none if one is invalid."""
+        """Add steps at the end of the script; all of them, or none if one is invalid.
+
+        A session waiting for a step (its input still open, the script used up) takes the
+        new steps at once.
+        """
         read = [_read_stt_step(step, self._added + offset) for offset, step in enumerate(steps)]
         self._steps.extend(read)
         self._added += len(read)
+        for session in self._waiting:
+            session._wake()  # pyright: ignore[reportPrivateUsage]
 
     @property
     def calls(self) -> tuple[SpeechToTextCall, ...]:
@@ -775,7 +783,11 @@ class TranscriptionSession:
                         return
                     # Nothing scripted for now: wait for more steps, the input's end or close.
                     self._wakeup = asyncio.get_running_loop().create_future()
-                    await self._wakeup
+                    service._waiting.append(self)  # pyright: ignore[reportPrivateUsage]
+                    try:
+                        await self._wakeup
+                    finally:
+                        service._waiting.remove(self)  # pyright: ignore[reportPrivateUsage]
                     continue
                 turn = service._take(state, allow_end=True)  # pyright: ignore[reportPrivateUsage]
                 assert turn is not None
