@@ -27,6 +27,9 @@ from __future__ import annotations
 import asyncio
 import heapq
 import math
+import sys
+from array import array
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
@@ -45,6 +48,7 @@ from .errors import (
 __all__ = [
     "DEFAULT_SAMPLE_RATE",
     "AudioChunk",
+    "HeardSpeech",
     "PlayedAudio",
     "STTStep",
     "ScriptedSpeechToText",
@@ -1027,6 +1031,7 @@ class ScriptedTextToSpeech(CompletionContext):
         self._steps: list[_Speech] = []
         self._added = 0
         self._calls: list[_SynthesisState] = []
+        self._spoken: list[TTSStep | None] = []  # the step each call took (None: refused)
         self._violations: list[AssertionError] = []
         self.enqueue(*_as_list(steps, "steps"))
 
@@ -1084,6 +1089,7 @@ class ScriptedTextToSpeech(CompletionContext):
             raise TypeError(f"options must be a mapping or None, got {type(options).__name__}")
         state = _SynthesisState(len(self._calls), text, options, self.clock.now)
         self._calls.append(state)
+        self._spoken.append(None)
         summary = repr(_short(text))
         if not self._steps:
             error: AssertionError = UnexpectedVoiceCallError(
@@ -1111,6 +1117,7 @@ class ScriptedTextToSpeech(CompletionContext):
             state.error = error
             raise error
         del self._steps[0]
+        self._spoken[state.index] = speech.step
         return Synthesis(self, state, speech)
 
     def __repr__(self) -> str:
@@ -1329,6 +1336,29 @@ class VirtualSpeaker:
 # -- bundle ------------------------------------------------------------------------------------
 
 
+def _samples(data: bytes) -> list[int]:
+    samples = array("h")
+    samples.frombytes(data[: len(data) - len(data) % 2])
+    if sys.byteorder == "big":  # pragma: no cover - PCM16 here is little-endian
+        samples.byteswap()
+    return samples.tolist()
+
+
+@dataclass(frozen=True)
+class HeardSpeech:
+    """How much of one synthesis the listener heard (see :meth:`ScriptedVoice.heard`)."""
+
+    call_index: int
+    text: str
+    heard: float
+    duration: float
+
+    @property
+    def complete(self) -> bool:
+        """Whether all of the synthesized audio was heard."""
+        return self.heard >= self.duration
+
+
 class ScriptedVoice(CompletionContext):
     """One test's voice doubles on one clock: ``stt``, ``tts``, ``speaker`` and ``clock``.
 
@@ -1352,6 +1382,32 @@ class ScriptedVoice(CompletionContext):
         self.stt = ScriptedSpeechToText(stt, clock=self.clock)
         self.tts = ScriptedTextToSpeech(tts, clock=self.clock, sample_rate=sample_rate)
         self.speaker = VirtualSpeaker(self.clock, sample_rate=sample_rate)
+
+    def heard(self) -> tuple[HeardSpeech, ...]:
+        """Say, per synthesis, how many seconds of its audio the speaker has played by now.
+
+        Audio the double generated is recognized by its sample values (synthesis ``k``'s
+        samples all equal ``k + 1``), so audio the app dropped or reordered is counted right.
+        Audio scripted as explicit chunks is counted from the pieces played with
+        ``source=`` that synthesis's index.
+        """
+        channels = self.tts.channels
+        rate = self.tts.sample_rate
+        values: Counter[int] = Counter()
+        by_source: Counter[object] = Counter()
+        for record in self.speaker.played:
+            samples = _samples(record.data)[::channels]
+            values.update(samples)
+            by_source[record.source] += len(samples)
+        result: list[HeardSpeech] = []
+        for call in self.tts.calls:
+            step = self.tts._spoken[call.index]  # pyright: ignore[reportPrivateUsage]
+            explicit = step is not None and isinstance(step.chunks, tuple)
+            frames = by_source[call.index] if explicit else values[(call.index + 1) % 32768]
+            total = len(call.audio) // (2 * channels)
+            heard = round(min(frames, total) / rate, 9)
+            result.append(HeardSpeech(call.index, call.text, heard, round(total / rate, 9)))
+        return tuple(result)
 
     def assert_complete(self) -> None:
         """Check the speech-to-text script, then the text-to-speech script."""
