@@ -30,7 +30,7 @@ import math
 import sys
 from array import array
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal, cast
@@ -346,10 +346,10 @@ class STTStep:
     def summary(self) -> str:
         """Say in a few words what the step answers (used in error messages)."""
         if self.kind == "end":
-            return f"end of stream at +{self.at:g}s"
+            return f"at +{self.at:g}s"
         if self.error is not None:
-            return f"turn failing with {type(self.error).__name__}"
-        return f"turn {self.final!r}"
+            return f"failing with {type(self.error).__name__}"
+        return repr(self.final)
 
 
 def stt_turn(
@@ -387,7 +387,7 @@ def stt_turn(
     return STTStep(
         kind="turn",
         final=final,
-        partials=tuple(partials),  # type: ignore[arg-type]  # checked by _read_stt_step
+        partials=_tuple_or_as_is(partials),  # checked when scripted
         start=start,
         duration=duration,
         latency=latency,
@@ -395,6 +395,14 @@ def stt_turn(
         match=match,
         optional=optional,
     )
+
+
+def _tuple_or_as_is(values: object) -> Any:
+    # A wrong value is kept as given, so the double refuses it with the step's position.
+    if isinstance(values, Iterable) and not isinstance(values, (str, bytes, bytearray, Mapping)):
+        items: Iterable[object] = cast("Iterable[object]", values)
+        return tuple(items)
+    return values
 
 
 def stt_end(*, at: float = 0.0, optional: bool = False) -> STTStep:
@@ -438,6 +446,8 @@ def _read_stt_step(step: object, index: int) -> _Turn:
     duration = _step_seconds(step.duration, "duration", invalid)
     latency = _step_seconds(step.latency, "latency", invalid)
     events: list[tuple[float, TranscriptEventType, str]] = [(start, "speech_started", "")]
+    if not isinstance(step.partials, tuple):
+        raise invalid("invalid_text", f"partials must be a sequence, got {step.partials!r:.60}")
     count = len(step.partials)
     for position, partial in enumerate(step.partials):
         if isinstance(partial, str):
@@ -481,7 +491,7 @@ class SpeechToTextCall:
     index: int
     method: Literal["transcribe", "stream"]
     audio: bytes
-    options: Mapping[str, Any]
+    options: dict[str, Any]
     opened_at: float
     events: tuple[TranscriptEvent, ...]
     input_ended: bool
@@ -602,7 +612,9 @@ class ScriptedSpeechToText(CompletionContext):
         state = self._open("stream", options)
         return TranscriptionSession(self, state)
 
-    async def transcribe(self, audio: bytes, options: Mapping[str, Any] | None = None) -> str:
+    async def transcribe(
+        self, audio: bytes | bytearray | memoryview, options: Mapping[str, Any] | None = None
+    ) -> str:
         """Transcribe one recorded utterance: take one turn and return its final transcript.
 
         The call is recorded and its step taken before the first suspension; it then waits
@@ -659,7 +671,7 @@ class ScriptedSpeechToText(CompletionContext):
                 "stt",
                 state.index,
                 state.method,
-                expected=turn.step.summary(),
+                expected="stt_end() (the end of a stream)",
                 step_index=turn.step_index,
                 call_summary=f"{len(state.audio)} bytes of audio",
             )
@@ -734,7 +746,7 @@ class TranscriptionSession:
         """A detached snapshot of what this session received and reported so far."""
         return self._state.record()
 
-    def push_audio(self, audio: bytes) -> None:
+    def push_audio(self, audio: bytes | bytearray | memoryview) -> None:
         """Give the service PCM16 audio (recorded; the script decides what it hears)."""
         data = _audio_bytes(audio)
         if self._closed:
@@ -757,7 +769,7 @@ class TranscriptionSession:
         """Close the session (awaitable form of :meth:`close`)."""
         self.close()
 
-    def __aiter__(self) -> AsyncIterator[TranscriptEvent]:
+    def __aiter__(self) -> AsyncGenerator[TranscriptEvent, None]:
         return self._events()
 
     async def __aenter__(self) -> TranscriptionSession:
@@ -775,7 +787,7 @@ class TranscriptionSession:
         if self._wakeup is not None and not self._wakeup.done():
             self._wakeup.set_result(None)
 
-    async def _events(self) -> AsyncIterator[TranscriptEvent]:
+    async def _events(self) -> AsyncGenerator[TranscriptEvent, None]:
         if self._reading:
             raise RuntimeError("a TranscriptionSession can be iterated only once at a time")
         self._reading = True
@@ -891,7 +903,7 @@ def tts_speech(
     return TTSStep(
         text=text,
         duration=duration,
-        chunks=chunks if isinstance(chunks, int) else tuple(chunks),
+        chunks=chunks if isinstance(chunks, int) else _tuple_or_as_is(chunks),
         first_byte=first_byte,
         interval=interval,
         error=error,
@@ -962,7 +974,7 @@ class TextToSpeechCall:
 
     index: int
     text: str
-    options: Mapping[str, Any]
+    options: dict[str, Any]
     started_at: float
     chunks: tuple[AudioChunk, ...]
     finished_at: float | None
@@ -1169,13 +1181,13 @@ class Synthesis:
         if state.finished_at is None and state.cancelled_at is None:
             state.cancelled_at = self._service.clock.now
 
-    def __aiter__(self) -> AsyncIterator[AudioChunk]:
+    def __aiter__(self) -> AsyncGenerator[AudioChunk, None]:
         if self._started:
             raise RuntimeError("a Synthesis can be iterated only once")
         self._started = True
         return self._chunks()
 
-    async def _chunks(self) -> AsyncIterator[AudioChunk]:
+    async def _chunks(self) -> AsyncGenerator[AudioChunk, None]:
         service, state, step = self._service, self._state, self._speech.step
         clock = service.clock
         audio = service._audio(self._speech, state.index)  # pyright: ignore[reportPrivateUsage]
@@ -1270,11 +1282,13 @@ class VirtualSpeaker:
         self._queue: list[_Queued] = []
         self._interruptions: list[float] = []
 
-    def play(self, audio: bytes, *, source: object = None) -> float:
+    def play(self, audio: bytes | bytearray | memoryview, *, source: object = None) -> float:
         """Queue ``audio`` for playback; return the virtual time it will finish playing."""
         data = _audio_bytes(audio)
         now = self.clock.now
-        start = max(now, self._queue[-1].end) if self._queue else now
+        # After an interruption the cut audio ends where it was cut: new audio starts now.
+        ends = [item.end if item.cut_at is None else item.cut_at for item in self._queue]
+        start = max([now, *ends])
         end = start + pcm16_duration(data, sample_rate=self.sample_rate, channels=self.channels)
         self._queue.append(_Queued(data, source, start, end))
         return end
