@@ -399,10 +399,11 @@ def stt_turn(
 
 def _tuple_or_as_is(values: object) -> Any:
     # A wrong value is kept as given, so the double refuses it with the step's position.
+    kept: Any = values
     if isinstance(values, Iterable) and not isinstance(values, (str, bytes, bytearray, Mapping)):
         items: Iterable[object] = cast("Iterable[object]", values)
         return tuple(items)
-    return values
+    return kept
 
 
 def stt_end(*, at: float = 0.0, optional: bool = False) -> STTStep:
