@@ -824,7 +824,9 @@ class TranscriptionSession:
                     state.events.append(event)
                     yield event
                 await clock.sleep_until(self._turn_start + turn.end)
-                self._turn_start = clock.now
+                # The next turn starts at this one's final, even if the reader came back
+                # later (a pipeline busy answering): the user's timeline does not wait.
+                self._turn_start = self._turn_start + turn.end
                 if turn.step.error is not None:
                     state.error = turn.step.error
                     raise turn.step.error

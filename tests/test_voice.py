@@ -719,3 +719,18 @@ def test_importing_the_voice_double_imports_no_third_party_module() -> None:
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+async def test_a_turn_keeps_the_users_timeline_when_the_reader_comes_back_late() -> None:
+    stt = ScriptedSpeechToText(
+        ["one", stt_turn("two", start=1.0)], clock=VirtualClock(auto_advance=True)
+    )
+    session = stt.stream()
+    session.end_input()
+    started: list[float] = []
+    async for event in session:
+        if event.type == "final" and event.text == "one":
+            await stt.clock.sleep(0.5)  # busy answering: the next read comes at 1.5
+        if event.type == "speech_started":
+            started.append(event.at)
+    assert started == [0.0, 2.0]  # the second turn is timed from the first final (1.0)
