@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 
 pytest.importorskip("agents")
-np = pytest.importorskip("numpy")
+pytest.importorskip("numpy")  # openai-agents' voice extra: the integration group has it
 
+import numpy as np  # type: ignore[import-not-found, unused-ignore]
 from agents import Agent, function_tool
 from agents.voice import (
     AudioInput,
@@ -58,7 +59,7 @@ def pipeline_for(
 
 
 async def spoken_input(*seconds: float) -> StreamedAudioInput:
-    audio = StreamedAudioInput()
+    audio = StreamedAudioInput()  # type: ignore[no-untyped-call]  # the SDK leaves it untyped
     for length in seconds:
         await audio.add_audio(np.frombuffer(pcm16_silence(length), dtype=np.int16))
     await audio.add_audio(None)
@@ -282,7 +283,7 @@ def test_the_adapters_refuse_what_is_not_a_core_double() -> None:
     with pytest.raises(TypeError, match="tts"):
         openai_agents_tts_model(voice.stt)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="on_event"):
-        openai_agents_stt_model(voice.stt, on_event=1)
+        openai_agents_stt_model(voice.stt, on_event=1)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="model_name"):
         openai_agents_tts_model(voice.tts, model_name=None)  # type: ignore[arg-type]
     assert openai_agents_stt_model(voice.stt, model_name="stt-x").model_name == "stt-x"
