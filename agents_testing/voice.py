@@ -1292,7 +1292,8 @@ class VirtualSpeaker:
         # After an interruption the cut audio ends where it was cut: new audio starts now.
         ends = [item.end if item.cut_at is None else item.cut_at for item in self._queue]
         start = max([now, *ends])
-        end = start + pcm16_duration(data, sample_rate=self.sample_rate, channels=self.channels)
+        length = pcm16_duration(data, sample_rate=self.sample_rate, channels=self.channels)
+        end = round(start + length, 9)  # on the clock's nanosecond grid
         self._queue.append(_Queued(data, source, start, end))
         return end
 
