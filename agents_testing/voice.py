@@ -235,7 +235,7 @@ class VirtualClock:
 
     async def advance_to(self, when: float) -> None:
         """Move time forward to ``when``, firing each due instant and letting its tasks run."""
-        target = _seconds("when", when, minimum=-math.inf)
+        target = round(_seconds("when", when, minimum=-math.inf), 9)
         await _settle()
         fired = 0
         while True:
@@ -254,7 +254,7 @@ class VirtualClock:
 
     async def run(self, *, until: float | None = None) -> None:
         """Fire every scheduled instant (up to ``until`` if given) until nothing is left."""
-        limit = math.inf if until is None else _seconds("until", until, minimum=-math.inf)
+        limit = math.inf if until is None else round(_seconds("until", until, minimum=-math.inf), 9)
         await _settle()
         fired = 0
         while True:

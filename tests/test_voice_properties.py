@@ -247,8 +247,8 @@ class ConversationMachine(RuleBasedStateMachine):
 
 TestConversationMachine = ConversationMachine.TestCase
 TestConversationMachine.settings = settings(
-    max_examples=60,
-    stateful_step_count=25,
+    max_examples=30,
+    stateful_step_count=20,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
