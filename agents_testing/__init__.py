@@ -1,4 +1,4 @@
-"""Deterministic test doubles for agent loops: model, sandbox session, realtime transport.
+"""Deterministic test doubles for agent loops: model, sandbox, realtime, MCP and voice.
 
 Every public name of the core is importable from here. Importing this package imports only
 the standard library; framework adapters live in ``agents_testing.adapters``.
@@ -19,6 +19,8 @@ from .errors import InvalidScriptedModelStepError as InvalidScriptedModelStepErr
 from .errors import InvalidScriptedModelStepReason as InvalidScriptedModelStepReason
 from .errors import InvalidScriptedSandboxStepError as InvalidScriptedSandboxStepError
 from .errors import InvalidScriptedSandboxStepReason as InvalidScriptedSandboxStepReason
+from .errors import InvalidScriptedVoiceStepError as InvalidScriptedVoiceStepError
+from .errors import InvalidScriptedVoiceStepReason as InvalidScriptedVoiceStepReason
 from .errors import MCPProtocolError as MCPProtocolError
 from .errors import MCPProtocolErrorReason as MCPProtocolErrorReason
 from .errors import RealtimeCallMatcherError as RealtimeCallMatcherError
@@ -39,12 +41,16 @@ from .errors import ScriptedRealtimeScenarioCancelledError as ScriptedRealtimeSc
 from .errors import UnconsumedMCPStepsError as UnconsumedMCPStepsError
 from .errors import UnconsumedModelStepsError as UnconsumedModelStepsError
 from .errors import UnconsumedSandboxStepsError as UnconsumedSandboxStepsError
+from .errors import UnconsumedVoiceStepsError as UnconsumedVoiceStepsError
 from .errors import UnexpectedMCPCallError as UnexpectedMCPCallError
 from .errors import UnexpectedModelCallError as UnexpectedModelCallError
 from .errors import UnexpectedRealtimeCallError as UnexpectedRealtimeCallError
 from .errors import UnexpectedSandboxCallError as UnexpectedSandboxCallError
+from .errors import UnexpectedVoiceCallError as UnexpectedVoiceCallError
 from .errors import UnscriptedAgentError as UnscriptedAgentError
 from .errors import UnscriptedAgentReason as UnscriptedAgentReason
+from .errors import VoiceCallMatcherError as VoiceCallMatcherError
+from .errors import VoiceService as VoiceService
 from .errors import WireRequestError as WireRequestError
 from .errors import WireRequestReason as WireRequestReason
 from .items import AssistantMessageItem as AssistantMessageItem
@@ -148,9 +154,31 @@ if TYPE_CHECKING:
     from .tracing import TraceTree as TraceTree
     from .tracing import check_genai_conventions as check_genai_conventions
     from .tracing import normalize_trace as normalize_trace
+    from .voice import AudioChunk as AudioChunk
+    from .voice import HeardSpeech as HeardSpeech
+    from .voice import PlayedAudio as PlayedAudio
+    from .voice import ScriptedSpeechToText as ScriptedSpeechToText
+    from .voice import ScriptedTextToSpeech as ScriptedTextToSpeech
+    from .voice import ScriptedVoice as ScriptedVoice
+    from .voice import SpeechToTextCall as SpeechToTextCall
+    from .voice import STTStep as STTStep
+    from .voice import Synthesis as Synthesis
+    from .voice import TextToSpeechCall as TextToSpeechCall
+    from .voice import TranscriptEvent as TranscriptEvent
+    from .voice import TranscriptEventType as TranscriptEventType
+    from .voice import TranscriptionSession as TranscriptionSession
+    from .voice import TTSStep as TTSStep
+    from .voice import VirtualClock as VirtualClock
+    from .voice import VirtualSpeaker as VirtualSpeaker
+    from .voice import VirtualTimer as VirtualTimer
+    from .voice import pcm16_duration as pcm16_duration
+    from .voice import pcm16_silence as pcm16_silence
+    from .voice import stt_end as stt_end
+    from .voice import stt_turn as stt_turn
+    from .voice import tts_speech as tts_speech
 
-# The realtime, sandbox and MCP doubles load on first use: a test of a model loop (and every model
-# adapter) then pays for neither module.
+# The realtime, sandbox, MCP and voice doubles load on first use: a test of a model loop (and
+# every model adapter) then pays for none of those modules.
 _LAZY_MODULES: dict[str, str] = {
     "AddImageCall": "realtime",
     "CloseCall": "realtime",
@@ -212,6 +240,28 @@ _LAZY_MODULES: dict[str, str] = {
     "mcp_tool_call": "mcp",
     "mcp_tool_result": "mcp",
     "mcp_tools_changed": "mcp",
+    "AudioChunk": "voice",
+    "HeardSpeech": "voice",
+    "PlayedAudio": "voice",
+    "STTStep": "voice",
+    "ScriptedSpeechToText": "voice",
+    "ScriptedTextToSpeech": "voice",
+    "ScriptedVoice": "voice",
+    "SpeechToTextCall": "voice",
+    "Synthesis": "voice",
+    "TTSStep": "voice",
+    "TextToSpeechCall": "voice",
+    "TranscriptEvent": "voice",
+    "TranscriptEventType": "voice",
+    "TranscriptionSession": "voice",
+    "VirtualClock": "voice",
+    "VirtualSpeaker": "voice",
+    "VirtualTimer": "voice",
+    "pcm16_duration": "voice",
+    "pcm16_silence": "voice",
+    "stt_end": "voice",
+    "stt_turn": "voice",
+    "tts_speech": "voice",
 }
 
 
@@ -361,4 +411,33 @@ __all__ = [
     "TraceTree",
     "check_genai_conventions",
     "normalize_trace",
+    # voice pipeline
+    "InvalidScriptedVoiceStepError",
+    "InvalidScriptedVoiceStepReason",
+    "UnconsumedVoiceStepsError",
+    "UnexpectedVoiceCallError",
+    "VoiceCallMatcherError",
+    "VoiceService",
+    "AudioChunk",
+    "HeardSpeech",
+    "PlayedAudio",
+    "STTStep",
+    "ScriptedSpeechToText",
+    "ScriptedTextToSpeech",
+    "ScriptedVoice",
+    "SpeechToTextCall",
+    "Synthesis",
+    "TTSStep",
+    "TextToSpeechCall",
+    "TranscriptEvent",
+    "TranscriptEventType",
+    "TranscriptionSession",
+    "VirtualClock",
+    "VirtualSpeaker",
+    "VirtualTimer",
+    "pcm16_duration",
+    "pcm16_silence",
+    "stt_end",
+    "stt_turn",
+    "tts_speech",
 ]

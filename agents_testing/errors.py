@@ -22,6 +22,8 @@ __all__ = [
     "InvalidScriptedModelStepReason",
     "InvalidScriptedSandboxStepError",
     "InvalidScriptedSandboxStepReason",
+    "InvalidScriptedVoiceStepError",
+    "InvalidScriptedVoiceStepReason",
     "MCPProtocolError",
     "MCPProtocolErrorReason",
     "RealtimeCallMatcherError",
@@ -40,12 +42,16 @@ __all__ = [
     "UnconsumedMCPStepsError",
     "UnconsumedModelStepsError",
     "UnconsumedSandboxStepsError",
+    "UnconsumedVoiceStepsError",
     "UnexpectedMCPCallError",
     "UnexpectedModelCallError",
     "UnexpectedRealtimeCallError",
     "UnexpectedSandboxCallError",
+    "UnexpectedVoiceCallError",
     "UnscriptedAgentError",
     "UnscriptedAgentReason",
+    "VoiceCallMatcherError",
+    "VoiceService",
     "WireRequestError",
     "WireRequestReason",
 ]
@@ -1253,3 +1259,174 @@ def _convention_message(error: GenAIConventionError) -> str:
         "model call is traced (the instrumentation or the model adapter), or script what it "
         "is computed from (usage tokens in the step's Usage)."
     )
+
+
+# -- voice -------------------------------------------------------------------------------
+
+VoiceService = Literal["stt", "tts"]
+
+InvalidScriptedVoiceStepReason = Literal[
+    "invalid_input",
+    "invalid_text",
+    "invalid_outcome",
+    "invalid_timing",
+    "invalid_audio",
+    "invalid_error",
+    "invalid_matcher",
+]
+
+_VOICE_NAMES: dict[str, str] = {
+    "stt": "ScriptedSpeechToText",
+    "tts": "ScriptedTextToSpeech",
+}
+
+_VOICE_ADD_STEP: dict[str, str] = {
+    "stt": 'stt_turn("what the user said", ...) or stt_end()',
+    "tts": 'tts_speech("the text it speaks", ...)',
+}
+
+
+class UnexpectedVoiceCallError(_StructuredError, AssertionError):
+    """A speech service got a call its script does not expect.
+
+    ``service`` is ``"stt"`` or ``"tts"``; ``method`` the double's method (``"stream"``,
+    ``"transcribe"``, ``"synthesize"``); ``expected`` the step that was next (``None`` when no
+    step was left) and ``step_index`` its zero-based place in the script.
+    """
+
+    _fields = ("service", "call_index", "method", "expected", "step_index", "call_summary")
+
+    def __init__(
+        self,
+        service: VoiceService,
+        call_index: int,
+        method: str,
+        expected: str | None = None,
+        step_index: int | None = None,
+        call_summary: str | None = None,
+    ) -> None:
+        self.service: VoiceService = service
+        self.call_index = call_index
+        self.method = method
+        self.expected = expected
+        self.step_index = step_index
+        self.call_summary = call_summary
+        name = _VOICE_NAMES.get(service, service)
+        if expected is None:
+            wanted = "no scripted step is left for it"
+            fix = (
+                f"Add a step for it at the end of the script ({_VOICE_ADD_STEP.get(service, '')}), "
+                "or find why the code under test made this call."
+            )
+        else:
+            at = "" if step_index is None else f"{_position('step', 'step_index', step_index)} "
+            wanted = f"expected {at}{expected}"
+            fix = (
+                "A one-shot transcription cannot take an end-of-stream step: script a turn "
+                "before it, or find why the code under test transcribed instead of streaming."
+            )
+        super().__init__(
+            f"{name} received unexpected {method} call #{call_index + 1}; {wanted}. "
+            f"{_position('Call', 'call_index', call_index)}{_sent(call_summary)}. {fix}"
+        )
+
+
+class VoiceCallMatcherError(_StructuredError, AssertionError):
+    """A speech step rejected its call: text that differs, or a matcher that returned False."""
+
+    _fields = ("service", "call_index", "method", "step_index", "expected", "call_summary")
+
+    def __init__(
+        self,
+        service: VoiceService,
+        call_index: int,
+        method: str,
+        step_index: int,
+        expected: str | None = None,
+        call_summary: str | None = None,
+    ) -> None:
+        self.service: VoiceService = service
+        self.call_index = call_index
+        self.method = method
+        self.step_index = step_index
+        self.expected = expected
+        self.call_summary = call_summary
+        name = _VOICE_NAMES.get(service, service)
+        wanted = "" if expected is None else f" (it expects {expected})"
+        super().__init__(
+            f"{name} {_position('step', 'step_index', step_index)} rejected {method} call "
+            f"#{call_index + 1}{wanted}. {_position('Call', 'call_index', call_index)}"
+            f"{_sent(call_summary)}. Fix the step's text or match function, or the code under "
+            "test that made the call."
+        )
+
+
+class UnconsumedVoiceStepsError(_StructuredError, AssertionError):
+    """A speech service's script still has steps when the test checks it.
+
+    ``pending_steps`` holds one ``{"step_index", "kind", "summary"}`` dict per step left.
+    """
+
+    _fields = ("service", "remaining_steps", "pending_steps")
+
+    def __init__(
+        self,
+        service: VoiceService,
+        remaining_steps: int,
+        pending_steps: Sequence[Mapping[str, Any]] = (),
+    ) -> None:
+        self.service: VoiceService = service
+        self.remaining_steps = remaining_steps
+        self.pending_steps: tuple[dict[str, Any], ...] = tuple(dict(step) for step in pending_steps)
+        name = _VOICE_NAMES.get(service, service)
+        message = f"{name} has {_plural(remaining_steps, 'unconsumed scripted step')}."
+        if self.pending_steps:
+            message += f" Pending: {_step_list(self.pending_steps, 'kind')}."
+        super().__init__(
+            message + " Remove the steps the conversation does not need (or pass optional=True "
+            "to one that may go unused); if they should have run, find why the pipeline "
+            "stopped calling the service (was the clock advanced far enough, was the session "
+            "closed early?)."
+        )
+
+
+_VOICE_STEP_HINTS: dict[str, str] = {
+    "invalid_input": "build speech-to-text steps with stt_turn() or stt_end() (or give a str), "
+    "text-to-speech steps with tts_speech() (or give a str).",
+    "invalid_text": "texts are str; partials are str or (str, offset_seconds) pairs; a "
+    "tts_speech text may also be a function of the text that returns False to reject it.",
+    "invalid_outcome": "give a turn exactly one of final=... (the transcript) and error=... "
+    "(an exception instance).",
+    "invalid_timing": "times are finite numbers of seconds >= 0; optional is a bool.",
+    "invalid_audio": "chunks is a count >= 1 or a sequence of bytes holding whole PCM16 samples "
+    "(an even number of bytes).",
+    "invalid_error": "error is an exception instance; error_after is an int >= 0 and needs "
+    "error=....",
+    "invalid_matcher": "match is a function of the turn's PCM16 audio that returns False to "
+    "reject it.",
+}
+
+
+class InvalidScriptedVoiceStepError(_StructuredError, ValueError):
+    """A scripted speech step is malformed; ``input_index`` is its zero-based place."""
+
+    _fields = ("reason", "service", "input_index", "detail")
+
+    def __init__(
+        self,
+        reason: InvalidScriptedVoiceStepReason,
+        service: VoiceService,
+        input_index: int,
+        detail: str | None = None,
+    ) -> None:
+        self.reason: InvalidScriptedVoiceStepReason = reason
+        self.service: VoiceService = service
+        self.input_index = input_index
+        self.detail = detail
+        name = _VOICE_NAMES.get(service, service)
+        said = "" if detail is None else f": {_shorten(detail, 200).rstrip('.')}"
+        super().__init__(
+            f"{name} step #{input_index + 1} is invalid ({reason.replace('_', ' ')}). "
+            f"{_position('Step', 'input_index', input_index)}{said}. "
+            f"Fix: {_VOICE_STEP_HINTS[reason]}"
+        )

@@ -49,6 +49,8 @@ FRAMEWORKS = {
     "fastmcp",
     "langchain_mcp_adapters",
     "opentelemetry",
+    # openai-agents' voice extra, which the VoicePipeline recipes need.
+    "numpy",
 }
 
 # An adapter module needs its framework even when the block imports only the adapter.
