@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from ..voice import VirtualClock
@@ -30,7 +30,7 @@ _SETTLE_ROUNDS = 64
 
 
 @contextlib.asynccontextmanager
-async def loop_on_clock(clock: VirtualClock) -> AsyncIterator[VirtualClock]:
+async def loop_on_clock(clock: VirtualClock) -> AsyncGenerator[VirtualClock]:
     """Make the running loop's time ``clock``'s time, and move the clock when the loop idles.
 
     The clock must not advance itself (``auto_advance=False``): this driver is the one that
@@ -62,7 +62,7 @@ async def loop_on_clock(clock: VirtualClock) -> AsyncIterator[VirtualClock]:
         driver.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await driver
-        del loop.time  # type: ignore[method-assign]
+        del loop.time
 
 
 async def _drive(

@@ -33,7 +33,7 @@ import contextlib
 import json
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 try:
     from livekit import rtc
@@ -108,7 +108,7 @@ def livekit_stt(stt: ScriptedSpeechToText) -> ScriptedLiveKitSTT:
     return ScriptedLiveKitSTT(stt)
 
 
-class ScriptedLiveKitSTT(lk_stt.STT):
+class ScriptedLiveKitSTT(lk_stt.STT[Any]):
     """A streaming LiveKit ``STT`` whose transcripts come from a ``ScriptedSpeechToText``."""
 
     def __init__(self, stt: ScriptedSpeechToText) -> None:
@@ -166,7 +166,7 @@ class _RecognizeStream(lk_stt.RecognizeStream):
         self._session: TranscriptionSession | None = session
         self._options = options
         self._language = _language(language)
-        super().__init__(stt=stt, conn_options=conn_options)
+        super().__init__(stt=stt, conn_options=conn_options)  # pyright: ignore[reportUnknownMemberType]
 
     async def _run(self) -> None:
         # LiveKit runs _run again after a retryable error: each attempt is a new recorded call.
@@ -214,7 +214,7 @@ def livekit_tts(tts: ScriptedTextToSpeech) -> ScriptedLiveKitTTS:
     return ScriptedLiveKitTTS(tts)
 
 
-class ScriptedLiveKitTTS(lk_tts.TTS):
+class ScriptedLiveKitTTS(lk_tts.TTS[Any]):
     """A LiveKit ``TTS`` whose audio comes from a ``ScriptedTextToSpeech``, one text a call.
 
     It does not stream text in: LiveKit splits the agent's answer into sentences and
@@ -258,7 +258,7 @@ class _ChunkedStream(lk_tts.ChunkedStream):
         # Set before the base class starts _run in a task.
         self._scripted = tts.scripted_tts
         self._synthesis: Synthesis | None = synthesis
-        super().__init__(tts=tts, input_text=text, conn_options=conn_options)
+        super().__init__(tts=tts, input_text=text, conn_options=conn_options)  # pyright: ignore[reportUnknownMemberType]
 
     async def _run(self, output_emitter: lk_tts.AudioEmitter) -> None:
         # LiveKit runs _run again after a retryable error: each attempt is a new recorded call.
@@ -284,7 +284,7 @@ def livekit_llm(model: ScriptedModel) -> ScriptedLiveKitLLM:
     return ScriptedLiveKitLLM(model)
 
 
-class ScriptedLiveKitLLM(lk_llm.LLM):
+class ScriptedLiveKitLLM(lk_llm.LLM[Any]):
     """A LiveKit ``LLM`` answering from a ``ScriptedModel``.
 
     Requests: LiveKit's own Responses-format conversion of the chat context
@@ -334,7 +334,11 @@ class ScriptedLiveKitLLM(lk_llm.LLM):
 def _model_request(
     chat_ctx: lk_llm.ChatContext, tools: list[lk_llm.Tool], settings: dict[str, Any]
 ) -> ModelRequest:
-    items, _ = chat_ctx.to_provider_format("openai.responses")
+    # LiveKit's own conversion to Responses items, typed there as list[dict] without arguments.
+    converted: tuple[list[dict[str, Any]], Any] = chat_ctx.to_provider_format(  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        "openai.responses"
+    )
+    items = converted[0]
     system: list[str] = []
     while items and items[0].get("role") in ("system", "developer") and "type" not in items[0]:
         content = items.pop(0).get("content")
@@ -362,24 +366,23 @@ class _LLMStream(lk_llm.LLMStream):
         # Set before the base class starts _run in a task.
         self._events = events
         self._chunk_id = f"scripted-{events.call_index}"
-        super().__init__(llm, chat_ctx=chat_ctx, tools=tools, conn_options=conn_options)
+        super().__init__(llm, chat_ctx=chat_ctx, tools=tools, conn_options=conn_options)  # pyright: ignore[reportUnknownMemberType]
 
     async def _run(self) -> None:
         try:
             async for event in self._events:
-                kind = event.get("type")
-                if kind == "output_text_delta" and event.get("delta"):
-                    self._send(lk_llm.ChoiceDelta(role="assistant", content=event["delta"]))
-                elif kind == "response_done":
-                    response = _done_response(event.get("response"))
+                if event["type"] == "output_text_delta":
+                    if event["delta"]:
+                        self._send(lk_llm.ChoiceDelta(role="assistant", content=event["delta"]))
+                elif event["type"] == "response_done":
+                    response = _done_response(event["response"])
                     calls = [
                         lk_llm.FunctionToolCall(
                             name=str(item["name"]),
                             arguments=str(item.get("arguments", "{}")),
                             call_id=str(item.get("call_id", "")),
                         )
-                        for item in response["output"]
-                        if isinstance(item, Mapping) and item.get("type") == "function_call"
+                        for item in _function_calls(response["output"])
                     ]
                     if calls:
                         self._send(lk_llm.ChoiceDelta(role="assistant", tool_calls=calls))
@@ -388,6 +391,16 @@ class _LLMStream(lk_llm.LLMStream):
 
     def _send(self, delta: lk_llm.ChoiceDelta) -> None:
         self._event_ch.send_nowait(lk_llm.ChatChunk(id=self._chunk_id, delta=delta))
+
+
+def _function_calls(output: object) -> list[Mapping[str, Any]]:
+    items = cast("list[object]", output)
+    return [
+        cast("Mapping[str, Any]", item)
+        for item in items
+        if isinstance(item, Mapping)
+        and cast("Mapping[str, Any]", item).get("type") == "function_call"
+    ]
 
 
 # -- audio in and out --------------------------------------------------------------------------

@@ -95,7 +95,7 @@ class ScriptedPipecatSTT(STTService):
     """A Pipecat ``STTService`` whose transcripts come from a ``ScriptedSpeechToText``."""
 
     def __init__(self, stt: ScriptedSpeechToText, *, user_id: str = "user") -> None:
-        super().__init__(settings=STTSettings(model=None, language=None))
+        super().__init__(settings=STTSettings(model=None, language=None))  # pyright: ignore[reportUnknownMemberType]
         self.scripted_stt = stt
         self.user_id = user_id
         self._session: TranscriptionSession | None = None
@@ -109,7 +109,7 @@ class ScriptedPipecatSTT(STTService):
         """Open the scripted transcription session when the pipeline starts."""
         await super().start(frame)
         self._session = self.scripted_stt.stream({"sample_rate": self.sample_rate})
-        self._reader = self.create_task(self._read(self._session), "scripted_stt_reader")
+        self._reader = self.create_task(self._read(self._session), "scripted_stt_reader")  # pyright: ignore[reportUnknownMemberType]
 
     async def stop(self, frame: Any) -> None:
         """Close the session when the pipeline ends."""
@@ -131,7 +131,7 @@ class ScriptedPipecatSTT(STTService):
         if self._session is not None:
             self._session.close()
         if self._reader is not None:
-            await self.cancel_task(self._reader)
+            await self.cancel_task(self._reader)  # pyright: ignore[reportUnknownMemberType]
             self._reader = None
 
     async def _read(self, session: TranscriptionSession) -> None:
@@ -144,7 +144,7 @@ class ScriptedPipecatSTT(STTService):
     async def _push_event(self, event: TranscriptEvent) -> None:
         stamp = f"{event.at:g}"
         if event.type == "speech_started":
-            await self.broadcast_frame(ProposedUserStartedSpeakingFrame)
+            await self.broadcast_frame(ProposedUserStartedSpeakingFrame)  # pyright: ignore[reportUnknownMemberType]
         elif event.type == "partial":
             await self.push_frame(InterimTranscriptionFrame(event.text, self.user_id, stamp))
         elif event.type == "final":
@@ -167,7 +167,7 @@ class ScriptedPipecatTTS(TTSService):
     """A Pipecat ``TTSService`` whose audio comes from a ``ScriptedTextToSpeech``."""
 
     def __init__(self, tts: ScriptedTextToSpeech) -> None:
-        super().__init__(
+        super().__init__(  # pyright: ignore[reportUnknownMemberType]
             push_start_frame=True,
             push_stop_frames=True,
             sample_rate=tts.sample_rate,
@@ -209,7 +209,7 @@ class ScriptedSpeakerOutput(FrameProcessor):
 
     def __init__(self, speaker: VirtualSpeaker) -> None:
         _check(speaker, VirtualSpeaker, "ScriptedSpeakerOutput", "a VirtualSpeaker")
-        super().__init__()
+        super().__init__()  # pyright: ignore[reportUnknownMemberType]
         self.speaker = speaker
         self._synthesizing = False
 

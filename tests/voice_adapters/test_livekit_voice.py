@@ -14,6 +14,7 @@ pytest.importorskip("livekit.agents")
 
 from livekit.agents import Agent, APIConnectionError, function_tool
 from livekit.agents.voice.events import ErrorEvent
+from livekit.agents.voice.run_result import RunResult
 
 from agents_testing import ScriptedModel, assistant_message, function_call
 from agents_testing.adapters.livekit import (
@@ -201,7 +202,7 @@ async def test_a_failed_transcription_stream_is_reopened_and_the_next_turn_answe
         await voice.clock.sleep_until(3.0)
 
         assert messages(session) == [("user", "hello", False), ("assistant", "Hi.", False)]
-    assert [(event.error.error, event.error.recoverable) for event in errors] == [  # type: ignore[union-attr]
+    assert [(event.error.error, event.error.recoverable) for event in errors] == [
         (failure, False)
     ]
     failed, reopened = voice.stt.calls
@@ -243,7 +244,7 @@ async def test_run_result_expect_works_on_a_scripted_run() -> None:
     # A typed run: no speech-to-text (the agent still speaks its answer).
     async with loop_on_clock(voice.clock), livekit_session(voice, model, stt=None) as session:
         await session.start(WeatherAgent())
-        result = await session.run(user_input="What's the weather in Paris?")
+        result: RunResult[None] = await session.run(user_input="What's the weather in Paris?")
 
         result.expect.next_event().is_function_call(name="get_weather", arguments={"city": "Paris"})
         result.expect.next_event().is_function_call_output(output="sunny in Paris")
