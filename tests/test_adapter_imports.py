@@ -18,6 +18,8 @@ ADAPTERS = [
     ("agents_testing.adapters.pydantic_ai", "pydantic_ai", "pydantic-ai-slim>=1.1", "pydantic-ai"),
     ("agents_testing.adapters.langchain", "langchain_core", "langchain-core>=0.3", "langchain"),
     ("agents_testing.adapters.httpx", "httpx", "httpx>=0.27", "httpx"),
+    ("agents_testing.adapters.livekit", "livekit", "livekit-agents>=1.8", "livekit"),
+    ("agents_testing.adapters.pipecat", "pipecat", "pipecat-ai>=1.14", "pipecat"),
 ]
 
 # Hide the framework, then report both what importorskip does and the error itself.

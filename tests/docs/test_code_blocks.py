@@ -48,6 +48,8 @@ FRAMEWORKS = {
     "mcp",
     "fastmcp",
     "langchain_mcp_adapters",
+    "livekit",
+    "pipecat",
 }
 
 # An adapter module needs its framework even when the block imports only the adapter.
@@ -56,6 +58,8 @@ ADAPTER_FRAMEWORKS = {
     "agents_testing.adapters.pydantic_ai": "pydantic_ai",
     "agents_testing.adapters.langchain": "langchain_core",
     "agents_testing.adapters.httpx": "httpx",
+    "agents_testing.adapters.livekit": "livekit",
+    "agents_testing.adapters.pipecat": "pipecat",
 }
 
 
