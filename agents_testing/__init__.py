@@ -144,6 +144,7 @@ if TYPE_CHECKING:
     from .sandbox import ScriptedSandboxSession as ScriptedSandboxSession
     from .sandbox import scripted_sandbox_session as scripted_sandbox_session
     from .voice import AudioChunk as AudioChunk
+    from .voice import HeardSpeech as HeardSpeech
     from .voice import PlayedAudio as PlayedAudio
     from .voice import ScriptedSpeechToText as ScriptedSpeechToText
     from .voice import ScriptedTextToSpeech as ScriptedTextToSpeech
@@ -220,6 +221,7 @@ _LAZY_MODULES: dict[str, str] = {
     "mcp_tool_result": "mcp",
     "mcp_tools_changed": "mcp",
     "AudioChunk": "voice",
+    "HeardSpeech": "voice",
     "PlayedAudio": "voice",
     "STTStep": "voice",
     "ScriptedSpeechToText": "voice",
@@ -385,6 +387,7 @@ __all__ = [
     "VoiceCallMatcherError",
     "VoiceService",
     "AudioChunk",
+    "HeardSpeech",
     "PlayedAudio",
     "STTStep",
     "ScriptedSpeechToText",

@@ -10,6 +10,8 @@ Fixtures (each a factory; call it as often as the test needs):
 - ``scripted_realtime(**kwargs)`` -> :class:`~agents_testing.ScriptedRealtimeTransport`
 - ``scripted_mcp(steps=(), **options)`` -> :class:`~agents_testing.ScriptedMCPServer`, which
   also stops serving (HTTP and stdio) when the test ends, whatever its outcome.
+- ``scripted_voice(stt=(), tts=(), **options)`` -> :class:`~agents_testing.ScriptedVoice`:
+  scripted speech-to-text and text-to-speech on one virtual clock, with a virtual speaker.
 - ``check_complete(double)`` -> ``double``: check any object with ``assert_complete()`` the
   same way, such as a framework adapter's sandbox session.
 - ``recorded_endpoint(path, upstream=...)`` -> :class:`RecordedEndpoint`: record a real run
@@ -46,6 +48,7 @@ from .sandbox import (
     ScriptedSandboxSession,
     scripted_sandbox_session,
 )
+from .voice import DEFAULT_SAMPLE_RATE, ScriptedVoice, STTStep, TTSStep
 
 __all__ = [
     "INI_OPTION",
@@ -58,12 +61,14 @@ __all__ = [
     "ScriptedModelFactory",
     "ScriptedRealtimeFactory",
     "ScriptedSandboxFactory",
+    "ScriptedVoiceFactory",
     "check_complete",
     "recorded_endpoint",
     "scripted_mcp",
     "scripted_model",
     "scripted_realtime",
     "scripted_sandbox",
+    "scripted_voice",
 ]
 
 MARKER = "agents_testing"
@@ -125,6 +130,19 @@ class ScriptedMCPFactory(Protocol):
         page_size: int | None = None,
         list_delay: float = 0.0,
     ) -> ScriptedMCPServer: ...
+
+
+class ScriptedVoiceFactory(Protocol):
+    """The ``scripted_voice`` fixture: annotate the test argument with it."""
+
+    def __call__(
+        self,
+        stt: Iterable[STTStep | str] = (),
+        tts: Iterable[TTSStep | str] = (),
+        *,
+        auto_advance: bool = True,
+        sample_rate: int = DEFAULT_SAMPLE_RATE,
+    ) -> ScriptedVoice: ...
 
 
 class CheckComplete(Protocol):
@@ -321,6 +339,23 @@ def scripted_mcp(request: pytest.FixtureRequest) -> Iterator[ScriptedMCPFactory]
     yield make
     for server in made:
         server.close()
+
+
+@pytest.fixture
+def scripted_voice(request: pytest.FixtureRequest) -> ScriptedVoiceFactory:
+    """Return a factory of voice doubles (speech-to-text, text-to-speech, clock, speaker)."""
+
+    def make(
+        stt: Iterable[STTStep | str] = (),
+        tts: Iterable[TTSStep | str] = (),
+        *,
+        auto_advance: bool = True,
+        sample_rate: int = DEFAULT_SAMPLE_RATE,
+    ) -> ScriptedVoice:
+        voice = ScriptedVoice(stt, tts, auto_advance=auto_advance, sample_rate=sample_rate)
+        return _register(request, voice, _caller(request))
+
+    return make
 
 
 @pytest.fixture

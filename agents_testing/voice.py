@@ -27,7 +27,10 @@ from __future__ import annotations
 import asyncio
 import heapq
 import math
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+import sys
+from array import array
+from collections import Counter
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal, cast
@@ -43,7 +46,9 @@ from .errors import (
 )
 
 __all__ = [
+    "DEFAULT_SAMPLE_RATE",
     "AudioChunk",
+    "HeardSpeech",
     "PlayedAudio",
     "STTStep",
     "ScriptedSpeechToText",
@@ -341,10 +346,10 @@ class STTStep:
     def summary(self) -> str:
         """Say in a few words what the step answers (used in error messages)."""
         if self.kind == "end":
-            return f"end of stream at +{self.at:g}s"
+            return f"at +{self.at:g}s"
         if self.error is not None:
-            return f"turn failing with {type(self.error).__name__}"
-        return f"turn {self.final!r}"
+            return f"failing with {type(self.error).__name__}"
+        return repr(self.final)
 
 
 def stt_turn(
@@ -382,7 +387,7 @@ def stt_turn(
     return STTStep(
         kind="turn",
         final=final,
-        partials=tuple(partials),  # type: ignore[arg-type]  # checked by _read_stt_step
+        partials=_tuple_or_as_is(partials),  # checked when scripted
         start=start,
         duration=duration,
         latency=latency,
@@ -390,6 +395,15 @@ def stt_turn(
         match=match,
         optional=optional,
     )
+
+
+def _tuple_or_as_is(values: object) -> Any:
+    # A wrong value is kept as given, so the double refuses it with the step's position.
+    kept: Any = values
+    if isinstance(values, Iterable) and not isinstance(values, (str, bytes, bytearray, Mapping)):
+        items: Iterable[object] = cast("Iterable[object]", values)
+        return tuple(items)
+    return kept
 
 
 def stt_end(*, at: float = 0.0, optional: bool = False) -> STTStep:
@@ -433,6 +447,8 @@ def _read_stt_step(step: object, index: int) -> _Turn:
     duration = _step_seconds(step.duration, "duration", invalid)
     latency = _step_seconds(step.latency, "latency", invalid)
     events: list[tuple[float, TranscriptEventType, str]] = [(start, "speech_started", "")]
+    if not isinstance(step.partials, tuple):
+        raise invalid("invalid_text", f"partials must be a sequence, got {step.partials!r:.60}")
     count = len(step.partials)
     for position, partial in enumerate(step.partials):
         if isinstance(partial, str):
@@ -476,7 +492,7 @@ class SpeechToTextCall:
     index: int
     method: Literal["transcribe", "stream"]
     audio: bytes
-    options: Mapping[str, Any]
+    options: dict[str, Any]
     opened_at: float
     events: tuple[TranscriptEvent, ...]
     input_ended: bool
@@ -543,13 +559,20 @@ class ScriptedSpeechToText(CompletionContext):
         self._added = 0
         self._calls: list[_CallState] = []
         self._violations: list[AssertionError] = []
+        self._waiting: list[TranscriptionSession] = []
         self.enqueue(*_as_list(steps, "steps"))
 
     def enqueue(self, *steps: STTStep | str) -> None:
-        """Add steps at the end of the script; all of them, or none if one is invalid."""
+        """Add steps at the end of the script; all of them, or none if one is invalid.
+
+        A session waiting for a step (its input still open, the script used up) takes the
+        new steps at once.
+        """
         read = [_read_stt_step(step, self._added + offset) for offset, step in enumerate(steps)]
         self._steps.extend(read)
         self._added += len(read)
+        for session in self._waiting:
+            session._wake()  # pyright: ignore[reportPrivateUsage]
 
     @property
     def calls(self) -> tuple[SpeechToTextCall, ...]:
@@ -590,7 +613,9 @@ class ScriptedSpeechToText(CompletionContext):
         state = self._open("stream", options)
         return TranscriptionSession(self, state)
 
-    async def transcribe(self, audio: bytes, options: Mapping[str, Any] | None = None) -> str:
+    async def transcribe(
+        self, audio: bytes | bytearray | memoryview, options: Mapping[str, Any] | None = None
+    ) -> str:
         """Transcribe one recorded utterance: take one turn and return its final transcript.
 
         The call is recorded and its step taken before the first suspension; it then waits
@@ -647,7 +672,7 @@ class ScriptedSpeechToText(CompletionContext):
                 "stt",
                 state.index,
                 state.method,
-                expected=turn.step.summary(),
+                expected="stt_end() (the end of a stream)",
                 step_index=turn.step_index,
                 call_summary=f"{len(state.audio)} bytes of audio",
             )
@@ -722,7 +747,7 @@ class TranscriptionSession:
         """A detached snapshot of what this session received and reported so far."""
         return self._state.record()
 
-    def push_audio(self, audio: bytes) -> None:
+    def push_audio(self, audio: bytes | bytearray | memoryview) -> None:
         """Give the service PCM16 audio (recorded; the script decides what it hears)."""
         data = _audio_bytes(audio)
         if self._closed:
@@ -745,7 +770,7 @@ class TranscriptionSession:
         """Close the session (awaitable form of :meth:`close`)."""
         self.close()
 
-    def __aiter__(self) -> AsyncIterator[TranscriptEvent]:
+    def __aiter__(self) -> AsyncGenerator[TranscriptEvent, None]:
         return self._events()
 
     async def __aenter__(self) -> TranscriptionSession:
@@ -763,7 +788,7 @@ class TranscriptionSession:
         if self._wakeup is not None and not self._wakeup.done():
             self._wakeup.set_result(None)
 
-    async def _events(self) -> AsyncIterator[TranscriptEvent]:
+    async def _events(self) -> AsyncGenerator[TranscriptEvent, None]:
         if self._reading:
             raise RuntimeError("a TranscriptionSession can be iterated only once at a time")
         self._reading = True
@@ -775,7 +800,11 @@ class TranscriptionSession:
                         return
                     # Nothing scripted for now: wait for more steps, the input's end or close.
                     self._wakeup = asyncio.get_running_loop().create_future()
-                    await self._wakeup
+                    service._waiting.append(self)  # pyright: ignore[reportPrivateUsage]
+                    try:
+                        await self._wakeup
+                    finally:
+                        service._waiting.remove(self)  # pyright: ignore[reportPrivateUsage]
                     continue
                 turn = service._take(state, allow_end=True)  # pyright: ignore[reportPrivateUsage]
                 assert turn is not None
@@ -795,7 +824,9 @@ class TranscriptionSession:
                     state.events.append(event)
                     yield event
                 await clock.sleep_until(self._turn_start + turn.end)
-                self._turn_start = clock.now
+                # The next turn starts at this one's final, even if the reader came back
+                # later (a pipeline busy answering): the user's timeline does not wait.
+                self._turn_start = self._turn_start + turn.end
                 if turn.step.error is not None:
                     state.error = turn.step.error
                     raise turn.step.error
@@ -875,7 +906,7 @@ def tts_speech(
     return TTSStep(
         text=text,
         duration=duration,
-        chunks=chunks if isinstance(chunks, int) else tuple(chunks),
+        chunks=chunks if isinstance(chunks, int) else _tuple_or_as_is(chunks),
         first_byte=first_byte,
         interval=interval,
         error=error,
@@ -946,7 +977,7 @@ class TextToSpeechCall:
 
     index: int
     text: str
-    options: Mapping[str, Any]
+    options: dict[str, Any]
     started_at: float
     chunks: tuple[AudioChunk, ...]
     finished_at: float | None
@@ -1015,6 +1046,7 @@ class ScriptedTextToSpeech(CompletionContext):
         self._steps: list[_Speech] = []
         self._added = 0
         self._calls: list[_SynthesisState] = []
+        self._spoken: list[TTSStep | None] = []  # the step each call took (None: refused)
         self._violations: list[AssertionError] = []
         self.enqueue(*_as_list(steps, "steps"))
 
@@ -1072,6 +1104,7 @@ class ScriptedTextToSpeech(CompletionContext):
             raise TypeError(f"options must be a mapping or None, got {type(options).__name__}")
         state = _SynthesisState(len(self._calls), text, options, self.clock.now)
         self._calls.append(state)
+        self._spoken.append(None)
         summary = repr(_short(text))
         if not self._steps:
             error: AssertionError = UnexpectedVoiceCallError(
@@ -1099,6 +1132,7 @@ class ScriptedTextToSpeech(CompletionContext):
             state.error = error
             raise error
         del self._steps[0]
+        self._spoken[state.index] = speech.step
         return Synthesis(self, state, speech)
 
     def __repr__(self) -> str:
@@ -1150,13 +1184,13 @@ class Synthesis:
         if state.finished_at is None and state.cancelled_at is None:
             state.cancelled_at = self._service.clock.now
 
-    def __aiter__(self) -> AsyncIterator[AudioChunk]:
+    def __aiter__(self) -> AsyncGenerator[AudioChunk, None]:
         if self._started:
             raise RuntimeError("a Synthesis can be iterated only once")
         self._started = True
         return self._chunks()
 
-    async def _chunks(self) -> AsyncIterator[AudioChunk]:
+    async def _chunks(self) -> AsyncGenerator[AudioChunk, None]:
         service, state, step = self._service, self._state, self._speech.step
         clock = service.clock
         audio = service._audio(self._speech, state.index)  # pyright: ignore[reportPrivateUsage]
@@ -1251,11 +1285,13 @@ class VirtualSpeaker:
         self._queue: list[_Queued] = []
         self._interruptions: list[float] = []
 
-    def play(self, audio: bytes, *, source: object = None) -> float:
+    def play(self, audio: bytes | bytearray | memoryview, *, source: object = None) -> float:
         """Queue ``audio`` for playback; return the virtual time it will finish playing."""
         data = _audio_bytes(audio)
         now = self.clock.now
-        start = max(now, self._queue[-1].end) if self._queue else now
+        # After an interruption the cut audio ends where it was cut: new audio starts now.
+        ends = [item.end if item.cut_at is None else item.cut_at for item in self._queue]
+        start = max([now, *ends])
         end = start + pcm16_duration(data, sample_rate=self.sample_rate, channels=self.channels)
         self._queue.append(_Queued(data, source, start, end))
         return end
@@ -1317,6 +1353,29 @@ class VirtualSpeaker:
 # -- bundle ------------------------------------------------------------------------------------
 
 
+def _samples(data: bytes) -> list[int]:
+    samples = array("h")
+    samples.frombytes(data[: len(data) - len(data) % 2])
+    if sys.byteorder == "big":  # pragma: no cover - PCM16 here is little-endian
+        samples.byteswap()
+    return samples.tolist()
+
+
+@dataclass(frozen=True)
+class HeardSpeech:
+    """How much of one synthesis the listener heard (see :meth:`ScriptedVoice.heard`)."""
+
+    call_index: int
+    text: str
+    heard: float
+    duration: float
+
+    @property
+    def complete(self) -> bool:
+        """Whether all of the synthesized audio was heard."""
+        return self.heard >= self.duration
+
+
 class ScriptedVoice(CompletionContext):
     """One test's voice doubles on one clock: ``stt``, ``tts``, ``speaker`` and ``clock``.
 
@@ -1340,6 +1399,32 @@ class ScriptedVoice(CompletionContext):
         self.stt = ScriptedSpeechToText(stt, clock=self.clock)
         self.tts = ScriptedTextToSpeech(tts, clock=self.clock, sample_rate=sample_rate)
         self.speaker = VirtualSpeaker(self.clock, sample_rate=sample_rate)
+
+    def heard(self) -> tuple[HeardSpeech, ...]:
+        """Say, per synthesis, how many seconds of its audio the speaker has played by now.
+
+        Audio the double generated is recognized by its sample values (synthesis ``k``'s
+        samples all equal ``k + 1``), so audio the app dropped or reordered is counted right.
+        Audio scripted as explicit chunks is counted from the pieces played with
+        ``source=`` that synthesis's index.
+        """
+        channels = self.tts.channels
+        rate = self.tts.sample_rate
+        values: Counter[int] = Counter()
+        by_source: Counter[object] = Counter()
+        for record in self.speaker.played:
+            samples = _samples(record.data)[::channels]
+            values.update(samples)
+            by_source[record.source] += len(samples)
+        result: list[HeardSpeech] = []
+        for call in self.tts.calls:
+            step = self.tts._spoken[call.index]  # pyright: ignore[reportPrivateUsage]
+            explicit = step is not None and isinstance(step.chunks, tuple)
+            frames = by_source[call.index] if explicit else values[(call.index + 1) % 32768]
+            total = len(call.audio) // (2 * channels)
+            heard = round(min(frames, total) / rate, 9)
+            result.append(HeardSpeech(call.index, call.text, heard, round(total / rate, 9)))
+        return tuple(result)
 
     def assert_complete(self) -> None:
         """Check the speech-to-text script, then the text-to-speech script."""

@@ -142,3 +142,30 @@ def test_a_model_adapter_loads_no_other_double_of_the_core(
 
     expected = [*MODEL_ADAPTER_CORE, adapter, *(f"agents_testing.adapters.{name}" for name in own)]
     assert completed.stdout.split() == sorted(expected)
+
+
+def test_the_voice_adapter_without_numpy_skips_and_names_the_voice_extra() -> None:
+    report = probe("agents_testing.adapters._openai_agents_voice", "numpy")
+
+    assert "skipped" in report, report
+    assert report["type"] == "ModuleNotFoundError"
+    assert report["name"] == "numpy"
+    assert "needs openai-agents[voice]>=0.24 (numpy)" in report["message"]
+    assert 'pip install "agents-testing[openai-agents-voice]"' in report["message"]
+
+
+def test_the_openai_agents_adapter_imports_without_numpy_until_a_voice_name_is_used() -> None:
+    pytest.importorskip("agents")  # the core-only CI jobs have no openai-agents at all
+    code = (
+        "import sys; sys.modules['numpy'] = None\n"
+        "from agents_testing.adapters import openai_agents\n"
+        "try:\n"
+        "    openai_agents.openai_agents_tts_model\n"
+        "except ModuleNotFoundError as error:\n"
+        "    print(error.name)\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.strip() == "numpy"

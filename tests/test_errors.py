@@ -17,6 +17,7 @@ from agents_testing.errors import (
     InvalidScriptedModelOutputError,
     InvalidScriptedModelStepError,
     InvalidScriptedSandboxStepError,
+    InvalidScriptedVoiceStepError,
     MCPProtocolError,
     RealtimeCallMatcherError,
     RealtimeEventLoopError,
@@ -33,11 +34,14 @@ from agents_testing.errors import (
     UnconsumedMCPStepsError,
     UnconsumedModelStepsError,
     UnconsumedSandboxStepsError,
+    UnconsumedVoiceStepsError,
     UnexpectedMCPCallError,
     UnexpectedModelCallError,
     UnexpectedRealtimeCallError,
     UnexpectedSandboxCallError,
+    UnexpectedVoiceCallError,
     UnscriptedAgentError,
+    VoiceCallMatcherError,
     WireRequestError,
     _StructuredError,
 )
@@ -766,6 +770,93 @@ EXAMPLES = [
         "--agents-testing-record), or add this call's request to REQUESTS.",
         id="replay-no-recorded-request",
     ),
+    pytest.param(
+        UnexpectedVoiceCallError("tts", 2, "synthesize", call_summary="'Hello'"),
+        {
+            "service": "tts",
+            "call_index": 2,
+            "method": "synthesize",
+            "expected": None,
+            "step_index": None,
+            "call_summary": "'Hello'",
+        },
+        "ScriptedTextToSpeech received unexpected synthesize call #3; no scripted step is left "
+        "for it. Call #3 (call_index=2) sent: 'Hello'. Add a step for it at the end of the "
+        'script (tts_speech("the text it speaks", ...)), or find why the code under test made '
+        "this call.",
+        id="unexpected-voice-call",
+    ),
+    pytest.param(
+        UnexpectedVoiceCallError(
+            "stt",
+            0,
+            "transcribe",
+            expected="stt_end() (the end of a stream)",
+            step_index=1,
+            call_summary="4 bytes of audio",
+        ),
+        {
+            "service": "stt",
+            "call_index": 0,
+            "method": "transcribe",
+            "expected": "stt_end() (the end of a stream)",
+            "step_index": 1,
+            "call_summary": "4 bytes of audio",
+        },
+        "ScriptedSpeechToText received unexpected transcribe call #1; expected step #2 "
+        "(step_index=1) stt_end() (the end of a stream). Call #1 (call_index=0) sent: 4 bytes "
+        "of audio. A one-shot transcription cannot take an end-of-stream step: script a turn "
+        "before it, or find why the code under test transcribed instead of streaming.",
+        id="unexpected-voice-call-end-step",
+    ),
+    pytest.param(
+        VoiceCallMatcherError(
+            "tts", 1, "synthesize", 0, expected="text 'Hi'", call_summary="'Hello'"
+        ),
+        {
+            "service": "tts",
+            "call_index": 1,
+            "method": "synthesize",
+            "step_index": 0,
+            "expected": "text 'Hi'",
+            "call_summary": "'Hello'",
+        },
+        "ScriptedTextToSpeech step #1 (step_index=0) rejected synthesize call #2 (it expects "
+        "text 'Hi'). Call #2 (call_index=1) sent: 'Hello'. Fix the step's text or match "
+        "function, or the code under test that made the call.",
+        id="voice-call-matcher",
+    ),
+    pytest.param(
+        UnconsumedVoiceStepsError(
+            "stt", 1, [{"step_index": 2, "kind": "turn", "summary": "'bye'"}]
+        ),
+        {
+            "service": "stt",
+            "remaining_steps": 1,
+            "pending_steps": ({"step_index": 2, "kind": "turn", "summary": "'bye'"},),
+        },
+        "ScriptedSpeechToText has 1 unconsumed scripted step. Pending: step #3 (step_index=2) "
+        "turn: 'bye'. Remove the steps the conversation does not need (or pass optional=True "
+        "to one that may go unused); if they should have run, find why the pipeline stopped "
+        "calling the service (was the clock advanced far enough, was the session closed "
+        "early?).",
+        id="unconsumed-voice-steps",
+    ),
+    pytest.param(
+        InvalidScriptedVoiceStepError(
+            "invalid_timing", "tts", 0, "duration must be finite and >= 0, got -1"
+        ),
+        {
+            "reason": "invalid_timing",
+            "service": "tts",
+            "input_index": 0,
+            "detail": "duration must be finite and >= 0, got -1",
+        },
+        "ScriptedTextToSpeech step #1 is invalid (invalid timing). Step #1 (input_index=0): "
+        "duration must be finite and >= 0, got -1. Fix: times are finite numbers of seconds "
+        ">= 0; optional is a bool.",
+        id="invalid-voice-step",
+    ),
 ]
 
 ALL_ERROR_CLASSES = {
@@ -797,6 +888,10 @@ ALL_ERROR_CLASSES = {
     RepeatedMCPListError,
     MCPProtocolError,
     ReplayRequestDriftError,
+    UnexpectedVoiceCallError,
+    VoiceCallMatcherError,
+    UnconsumedVoiceStepsError,
+    InvalidScriptedVoiceStepError,
 }
 
 
@@ -897,6 +992,10 @@ def test_fresh_error_has_no_traceback_even_after_a_raise() -> None:
         (InvalidScriptedMCPStepError, ValueError),
         (RepeatedMCPListError, AssertionError),
         (MCPProtocolError, AssertionError),
+        (UnexpectedVoiceCallError, AssertionError),
+        (VoiceCallMatcherError, AssertionError),
+        (UnconsumedVoiceStepsError, AssertionError),
+        (InvalidScriptedVoiceStepError, ValueError),
     ],
 )
 def test_error_subclasses_the_base_class_its_kind_of_failure_needs(

@@ -8,6 +8,9 @@
 - ``openai_agents_realtime_model(transport)`` is a ``RealtimeModel`` over a core
   ``ScriptedRealtimeTransport`` for ``RealtimeSession`` / ``RealtimeRunner``;
   ``wait_for_session_event(session, type)`` waits until the session has processed an event.
+- ``openai_agents_stt_model(stt)`` and ``openai_agents_tts_model(tts)`` are the ``STTModel``
+  and ``TTSModel`` of a ``VoicePipeline`` over the core ``ScriptedSpeechToText`` and
+  ``ScriptedTextToSpeech`` (they need ``openai-agents[voice]``, that is numpy).
 - ``route_openai_agents_models(models)`` is a context manager for code that builds its own
   agents and calls ``Runner.run`` itself: every run inside it (nested runs included) answers
   from one ``ScriptedModel``, or from one per agent name, with tracing off.
@@ -37,6 +40,8 @@ if TYPE_CHECKING:
     from ._openai_agents_sandbox import (
         openai_agents_sandbox_session as openai_agents_sandbox_session,
     )
+    from ._openai_agents_voice import openai_agents_stt_model as openai_agents_stt_model
+    from ._openai_agents_voice import openai_agents_tts_model as openai_agents_tts_model
 
 # Each part beyond the model adapter loads on first use of one of its names: most tests use
 # one part, and the realtime one alone costs about a tenth of the SDK's import.
@@ -48,6 +53,8 @@ _LAZY_MODULES: dict[str, str] = {
     "OPENAI_AGENTS_SANDBOX_INTERFACE": "_openai_agents_sandbox",
     "OpenAIAgentsSandboxSession": "_openai_agents_sandbox",
     "openai_agents_sandbox_session": "_openai_agents_sandbox",
+    "openai_agents_stt_model": "_openai_agents_voice",
+    "openai_agents_tts_model": "_openai_agents_voice",
 }
 
 
@@ -63,6 +70,8 @@ __all__ = [
     "openai_agents_model",
     "openai_agents_realtime_model",
     "openai_agents_sandbox_session",
+    "openai_agents_stt_model",
+    "openai_agents_tts_model",
     "route_openai_agents_models",
     "wait_for_session_event",
 ]

@@ -48,6 +48,8 @@ FRAMEWORKS = {
     "mcp",
     "fastmcp",
     "langchain_mcp_adapters",
+    # openai-agents' voice extra, which the VoicePipeline recipes need.
+    "numpy",
     "livekit",
     "pipecat",
 }
