@@ -157,6 +157,9 @@ async def test_barge_in_stops_the_bot_where_the_user_spoke() -> None:
     assert synthesis.cancelled_at == 2.0
     assert [chunk.at for chunk in synthesis.chunks] == [1.0, 1.5]
     assert [turn[0] for turn in agent.turns] == [1.0, 2.5]
+    # The answer to "stop" plays from its final transcript (2.5 s), in full.
+    answer = [piece for piece in voice.speaker.played if piece.source != first]
+    assert (answer[0].started_at, answer[-1].ended_at) == (2.5, 3.0)
     assert context.get_messages()[-2:] == [
         {"role": "user", "content": "stop"},
         {"role": "assistant", "content": "Okay."},
