@@ -202,9 +202,7 @@ async def test_a_failed_transcription_stream_is_reopened_and_the_next_turn_answe
         await voice.clock.sleep_until(3.0)
 
         assert messages(session) == [("user", "hello", False), ("assistant", "Hi.", False)]
-    assert [(event.error.error, event.error.recoverable) for event in errors] == [
-        (failure, False)
-    ]
+    assert [(event.error.error, event.error.recoverable) for event in errors] == [(failure, False)]
     failed, reopened = voice.stt.calls
     assert (failed.error, failed.closed_at, failed.transcripts) == (failure, 0.5, ())
     # LiveKit waits half a second before it opens a new stream.
