@@ -113,7 +113,7 @@ class ScriptedLiveKitSTT(lk_stt.STT[Any]):
 
     def __init__(self, stt: ScriptedSpeechToText) -> None:
         super().__init__(capabilities=lk_stt.STTCapabilities(streaming=True, interim_results=True))
-        self.scripted_stt = stt
+        self.scripted_stt: ScriptedSpeechToText = stt
 
     @property
     def model(self) -> str:
@@ -227,7 +227,7 @@ class ScriptedLiveKitTTS(lk_tts.TTS[Any]):
             sample_rate=tts.sample_rate,
             num_channels=tts.channels,
         )
-        self.scripted_tts = tts
+        self.scripted_tts: ScriptedTextToSpeech = tts
 
     @property
     def model(self) -> str:
@@ -298,7 +298,7 @@ class ScriptedLiveKitLLM(lk_llm.LLM[Any]):
 
     def __init__(self, model: ScriptedModel) -> None:
         super().__init__()
-        self.scripted_model = model
+        self.scripted_model: ScriptedModel = model
 
     @property
     def model(self) -> str:
@@ -459,7 +459,7 @@ class ScriptedAudioOutput(AudioOutput):
             capabilities=AudioOutputCapabilities(pause=False),
             sample_rate=speaker.sample_rate,
         )
-        self.speaker = speaker
+        self.speaker: VirtualSpeaker = speaker
         self._segment = 0
         self._started: float | None = None  # virtual time the current segment starts playing
         self._timer: Any = None

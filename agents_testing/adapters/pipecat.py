@@ -96,8 +96,8 @@ class ScriptedPipecatSTT(STTService):
 
     def __init__(self, stt: ScriptedSpeechToText, *, user_id: str = "user") -> None:
         super().__init__(settings=STTSettings(model=None, language=None))  # pyright: ignore[reportUnknownMemberType]
-        self.scripted_stt = stt
-        self.user_id = user_id
+        self.scripted_stt: ScriptedSpeechToText = stt
+        self.user_id: str = user_id
         self._session: TranscriptionSession | None = None
         self._reader: asyncio.Task[None] | None = None
 
@@ -173,7 +173,7 @@ class ScriptedPipecatTTS(TTSService):
             sample_rate=tts.sample_rate,
             settings=TTSSettings(model=None, voice=None, language=None),
         )
-        self.scripted_tts = tts
+        self.scripted_tts: ScriptedTextToSpeech = tts
 
     def can_generate_metrics(self) -> bool:
         """Report no metrics: the scripted service has no latency of its own to measure."""
@@ -210,7 +210,7 @@ class ScriptedSpeakerOutput(FrameProcessor):
     def __init__(self, speaker: VirtualSpeaker) -> None:
         _check(speaker, VirtualSpeaker, "ScriptedSpeakerOutput", "a VirtualSpeaker")
         super().__init__()  # pyright: ignore[reportUnknownMemberType]
-        self.speaker = speaker
+        self.speaker: VirtualSpeaker = speaker
         self._synthesizing = False
 
     async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
