@@ -235,7 +235,7 @@ class VirtualClock:
 
     async def advance_to(self, when: float) -> None:
         """Move time forward to ``when``, firing each due instant and letting its tasks run."""
-        target = _seconds("when", when, minimum=-math.inf)
+        target = round(_seconds("when", when, minimum=-math.inf), 9)
         await _settle()
         fired = 0
         while True:
@@ -254,7 +254,7 @@ class VirtualClock:
 
     async def run(self, *, until: float | None = None) -> None:
         """Fire every scheduled instant (up to ``until`` if given) until nothing is left."""
-        limit = math.inf if until is None else _seconds("until", until, minimum=-math.inf)
+        limit = math.inf if until is None else round(_seconds("until", until, minimum=-math.inf), 9)
         await _settle()
         fired = 0
         while True:
@@ -1292,7 +1292,8 @@ class VirtualSpeaker:
         # After an interruption the cut audio ends where it was cut: new audio starts now.
         ends = [item.end if item.cut_at is None else item.cut_at for item in self._queue]
         start = max([now, *ends])
-        end = start + pcm16_duration(data, sample_rate=self.sample_rate, channels=self.channels)
+        length = pcm16_duration(data, sample_rate=self.sample_rate, channels=self.channels)
+        end = round(start + length, 9)  # on the clock's nanosecond grid
         self._queue.append(_Queued(data, source, start, end))
         return end
 
