@@ -24,6 +24,8 @@ ADAPTERS = [
         "opentelemetry-sdk>=1.20",
         "tracing",
     ),
+    ("agents_testing.adapters.livekit", "livekit", "livekit-agents>=1.8", "livekit"),
+    ("agents_testing.adapters.pipecat", "pipecat", "pipecat-ai>=1.14", "pipecat"),
 ]
 
 # Hide the framework, then report both what importorskip does and the error itself.

@@ -51,6 +51,8 @@ FRAMEWORKS = {
     "opentelemetry",
     # openai-agents' voice extra, which the VoicePipeline recipes need.
     "numpy",
+    "livekit",
+    "pipecat",
 }
 
 # An adapter module needs its framework even when the block imports only the adapter.
@@ -60,6 +62,8 @@ ADAPTER_FRAMEWORKS = {
     "agents_testing.adapters.langchain": "langchain_core",
     "agents_testing.adapters.httpx": "httpx",
     "agents_testing.adapters.opentelemetry": "opentelemetry",
+    "agents_testing.adapters.livekit": "livekit",
+    "agents_testing.adapters.pipecat": "pipecat",
 }
 
 
