@@ -212,6 +212,25 @@ def test_usage_reaches_every_format(path: str, body: dict[str, Any]) -> None:
     assert counts == (7, 3)
 
 
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [("/v1/chat/completions", CHAT), ("/v1/responses", RESPONSES), ("/v1/messages", MESSAGES)],
+)
+def test_a_stream_sends_text_beyond_ascii_as_utf8_not_escaped(
+    path: str, body: dict[str, Any]
+) -> None:
+    # The providers' event streams carry non-ASCII characters as they are: a client that
+    # compares or counts the raw bytes must see the same from the double.
+    text = "Tōkyō: 晴れ ☀"
+    model = ScriptedModel([[assistant_message(text)]])
+
+    response = post(ScriptedEndpoint(model), path, {**body, "stream": True})
+
+    assert response.status == 200
+    assert text.encode() in response.body
+    assert b"\\u" not in response.body
+
+
 def test_exact_stream_step_streams_its_deltas_then_the_remaining_items() -> None:
     model = ScriptedModel(
         [
