@@ -231,6 +231,39 @@ def test_a_stream_sends_text_beyond_ascii_as_utf8_not_escaped(
     assert b"\\u" not in response.body
 
 
+@pytest.mark.parametrize(
+    ("content", "text"),
+    [
+        (None, ""),
+        ({"type": "output_text", "text": "not in a list"}, ""),
+        (
+            [
+                "stray",
+                {"type": "text", "text": "a"},
+                {"type": "refusal", "refusal": "no"},
+                {"type": "output_text", "text": "b"},
+                {"type": "output_text", "text": None},
+            ],
+            "ab",
+        ),
+    ],
+)
+def test_an_assistant_message_says_its_text_parts_joined_in_chat_and_anthropic_form(
+    content: Any, text: str
+) -> None:
+    # A message item scripted by hand may hold any content: its text and output_text parts
+    # are its text; anything else (content that is not a list, other parts) is no text.
+    def served(path: str, body: dict[str, Any]) -> Any:
+        model = ScriptedModel([[{"type": "message", "role": "assistant", "content": content}]])
+        response = post(ScriptedEndpoint(model), path, body)
+        assert response.status == 200
+        return json.loads(response.body)
+
+    chat = served("/v1/chat/completions", CHAT)
+    assert chat["choices"][0]["message"]["content"] == text
+    assert served("/v1/messages", MESSAGES)["content"] == [{"type": "text", "text": text}]
+
+
 def test_exact_stream_step_streams_its_deltas_then_the_remaining_items() -> None:
     model = ScriptedModel(
         [
