@@ -264,6 +264,34 @@ def test_an_assistant_message_says_its_text_parts_joined_in_chat_and_anthropic_f
     assert served("/v1/messages", MESSAGES)["content"] == [{"type": "text", "text": text}]
 
 
+def test_a_response_scripted_without_an_id_is_numbered_by_its_call() -> None:
+    from agents_testing import ModelResponse, Usage
+
+    unnamed = ModelResponse(output=[assistant_message("ok")], usage=Usage())
+    endpoint = ScriptedEndpoint(ScriptedModel([[assistant_message("first")], unnamed]))
+
+    ids = [json.loads(post(endpoint, "/v1/chat/completions", CHAT).body)["id"] for _ in range(2)]
+
+    assert ids == ["chatcmpl-scripted-1", "chatcmpl-scripted-2"]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "text"),
+    [({"city": "Tōkyō", "days": 2}, '{"city":"Tōkyō","days":2}'), (None, "{}")],
+)
+def test_tool_call_arguments_scripted_as_an_object_go_out_as_compact_json(
+    arguments: Any, text: str
+) -> None:
+    call = {"type": "function_call", "name": "get_weather", "call_id": "c1"}
+    if arguments is not None:
+        call["arguments"] = arguments
+    endpoint = ScriptedEndpoint(ScriptedModel([[call]]))
+
+    message = json.loads(post(endpoint, "/v1/chat/completions", CHAT).body)["choices"][0]
+
+    assert message["message"]["tool_calls"][0]["function"]["arguments"] == text
+
+
 def test_exact_stream_step_streams_its_deltas_then_the_remaining_items() -> None:
     model = ScriptedModel(
         [
