@@ -292,6 +292,20 @@ def test_tool_call_arguments_scripted_as_an_object_go_out_as_compact_json(
     assert message["message"]["tool_calls"][0]["function"]["arguments"] == text
 
 
+def test_a_stream_usage_count_that_is_not_an_integer_reads_as_zero() -> None:
+    # A response_done event is scripted by hand: a count that is a bool, a string or a float
+    # is not a token count, and the wire reports 0 for it rather than pass it on.
+    usage = {"input_tokens": True, "output_tokens": "2", "total_tokens": 2.5}
+    done = {"type": "response_done", "response": {"output": [], "usage": usage}}
+    endpoint = ScriptedEndpoint(ScriptedModel([model_stream([done])]))
+
+    events = sse_events(post(endpoint, "/v1/responses", {**RESPONSES, "stream": True}))
+
+    completed = events[-1][1]["response"]["usage"]
+    assert (completed["input_tokens"], completed["output_tokens"]) == (0, 0)
+    assert completed["total_tokens"] == 0
+
+
 def test_exact_stream_step_streams_its_deltas_then_the_remaining_items() -> None:
     model = ScriptedModel(
         [
