@@ -306,6 +306,36 @@ def test_a_stream_usage_count_that_is_not_an_integer_reads_as_zero() -> None:
     assert completed["total_tokens"] == 0
 
 
+@pytest.mark.parametrize(
+    ("cached", "reasoning", "counts"),
+    [
+        ({"cached_tokens": 3}, {"reasoning_tokens": 4}, (3, 4)),
+        ([{"cached_tokens": 3}, {"cached_tokens": 2}, "odd"], [{"reasoning_tokens": 4}], (5, 4)),
+        ("odd", None, (0, 0)),
+    ],
+)
+def test_a_stream_usage_takes_token_details_as_a_mapping_or_a_list_of_them(
+    cached: Any, reasoning: Any, counts: tuple[int, int]
+) -> None:
+    usage = {
+        "input_tokens": 9,
+        "output_tokens": 8,
+        "input_tokens_details": cached,
+        "output_tokens_details": reasoning,
+    }
+    done = {"type": "response_done", "response": {"output": [], "usage": usage}}
+    endpoint = ScriptedEndpoint(ScriptedModel([model_stream([done])]))
+
+    events = sse_events(post(endpoint, "/v1/responses", {**RESPONSES, "stream": True}))
+
+    sent = events[-1][1]["response"]["usage"]
+    details = (
+        sent["input_tokens_details"]["cached_tokens"],
+        sent["output_tokens_details"]["reasoning_tokens"],
+    )
+    assert details == counts
+
+
 def test_exact_stream_step_streams_its_deltas_then_the_remaining_items() -> None:
     model = ScriptedModel(
         [
