@@ -143,7 +143,8 @@ def _too_deep(value: Any, name: str) -> ValueError | None:
     # Iterative depth-first search (the data is too deep to recurse into) that visits each
     # container once, so shared references and cycles cannot make it loop or blow up. Each
     # node is (parent node, key from the parent, depth); paths are rebuilt only at the end.
-    nodes: list[tuple[int, str, int]] = [(-1, "", 0)]
+    # The root's parent and key are never read (the walk back up stops at the root).
+    nodes: list[tuple[int, str, int]] = [(-1, "", 0)]  # pragma: no mutate
     stack: list[tuple[Any, int]] = [(value, 0)]
     seen: set[int] = set()
     deepest = 0
