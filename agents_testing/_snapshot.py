@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
+import operator
 from typing import Any, TypeVar
 
 __all__ = ["instance_copy", "snapshot"]
@@ -33,7 +34,7 @@ def snapshot(value: T, name: str = "value") -> T:
     copy within Python's recursion limit.
     """
     kind: Any = type(value)
-    if kind in _ATOMIC or kind not in _CONTAINERS:
+    if kind not in _CONTAINERS:  # atoms, and objects kept by identity
         return value
     # The doubles record argument tuples and keyword dicts on every call, and most hold only
     # atoms: a tuple of atoms is kept and a dict of atoms copied flat, as _copy would, in C.
@@ -71,7 +72,7 @@ def instance_copy(value: T) -> tuple[T, bool]:
 
 def _copy(value: Any, memo: dict[int, Any]) -> Any:
     kind: Any = type(value)  # pyright: ignore[reportUnknownVariableType]
-    if kind in _ATOMIC or kind not in _CONTAINERS:
+    if kind not in _CONTAINERS:  # atoms, and objects kept by identity
         return value
     key = id(value)
     found = memo.get(key, memo)
@@ -97,7 +98,7 @@ def _copy(value: Any, memo: dict[int, Any]) -> Any:
         found = memo.get(key, memo)
         if found is not memo:
             return found
-        if all(new is old for new, old in zip(items, value, strict=True)):
+        if all(map(operator.is_, items, value)):
             new_tuple: tuple[Any, ...] = value
         else:
             new_tuple = tuple(items)
@@ -123,10 +124,9 @@ def _copy(value: Any, memo: dict[int, Any]) -> Any:
     # Otherwise: a view over a fresh copy of the viewed bytes, with the same format and shape.
     data = bytearray(view.tobytes())
     new_view: Any = memoryview(data)
-    if view.format != "B" or view.ndim != 1:
-        # A format cast() cannot express keeps the bytes, viewed as unsigned bytes.
-        with contextlib.suppress(TypeError, ValueError):
-            new_view = new_view.cast(view.format, view.shape or ())
+    # A format cast() cannot express keeps the bytes, viewed as unsigned bytes (as they are).
+    with contextlib.suppress(TypeError, ValueError):
+        new_view = new_view.cast(view.format, view.shape or ())
     if view.readonly:
         new_view = new_view.toreadonly()
     memo[key] = new_view
@@ -143,7 +143,8 @@ def _too_deep(value: Any, name: str) -> ValueError | None:
     # Iterative depth-first search (the data is too deep to recurse into) that visits each
     # container once, so shared references and cycles cannot make it loop or blow up. Each
     # node is (parent node, key from the parent, depth); paths are rebuilt only at the end.
-    nodes: list[tuple[int, str, int]] = [(-1, "", 0)]
+    # The root's parent and key are never read (the walk back up stops at the root).
+    nodes: list[tuple[int, str, int]] = [(-1, "", 0)]  # pragma: no mutate
     stack: list[tuple[Any, int]] = [(value, 0)]
     seen: set[int] = set()
     deepest = 0
@@ -161,6 +162,9 @@ def _too_deep(value: Any, name: str) -> ValueError | None:
             if type(child) in (dict, list, tuple):
                 nodes.append((node, f"[{key!r}]", depth + 1))
                 stack.append((child, len(nodes) - 1))
+    levels = nodes[deepest][2]
+    if levels < _DEEP:
+        return None
     steps: list[str] = []
     node = deepest
     while node > 0:
@@ -168,12 +172,10 @@ def _too_deep(value: Any, name: str) -> ValueError | None:
         steps.append(key)
         node = parent
     steps.reverse()
-    if len(steps) < _DEEP:
-        return None
     head, tail = "".join(steps[:_SHOWN_STEPS]), "".join(steps[-_SHOWN_STEPS:])
     where = f"{name}{head}...{tail}"
     return ValueError(
-        f"{name} is nested {len(steps)} levels deep (down to {where}), too deep to record "
+        f"{name} is nested {levels} levels deep (down to {where}), too deep to record "
         "within Python's recursion limit; flatten the data, or pass an object of your own "
         "class, which is recorded by identity."
     )
@@ -194,14 +196,15 @@ def _view_into(original: memoryview, data: bytearray) -> memoryview | None:
         size = view.itemsize
         if view.ndim != 1 and view.c_contiguous:
             new_view = whole[offset : offset + view.nbytes].cast(view.format, view.shape)
-        elif view.ndim == 1 and view.strides[0] % size == 0:
+        elif view.ndim == 1:
             # Also for contiguous views: a view of one item or none may keep any stride.
+            # (Slicing makes every stride a whole number of items; the layout check below
+            # refuses a view whose stride is not.)
             count, stride = view.shape[0], view.strides[0]
-            start = offset if stride > 0 else offset + (count - 1) * stride
             # The items from the lowest to the highest address; step over the gaps.
+            start = offset + (count - 1) * min(stride, 0)
             new_view = whole[start : start + (count - 1) * abs(stride) + size]
-            if view.format != "B":
-                new_view = new_view.cast(view.format)
+            new_view = new_view.cast(view.format)
             step = stride // size
             new_view = new_view[::step]
         else:
@@ -227,7 +230,7 @@ def _buffer_address(exporter: object) -> int:
     # PyBUF_FULL_RO: accept any layout, including strided and read-only buffers.
     get_buffer(exporter, ctypes.byref(buffer), 0x11C)
     try:
-        return int(buffer.buf or 0)
+        return int(buffer.buf)  # never NULL for a bytearray, even an empty one
     finally:
         release_buffer(ctypes.byref(buffer))
 

@@ -669,6 +669,19 @@ async def test_apply_manifest_records_the_manifest_as_sent_when_the_workflow_edi
     assert call.args[1] == "root"
 
 
+async def test_apply_manifest_given_as_plain_data_is_snapshotted_not_deep_copied() -> None:
+    # Only a manifest object is deep-copied; a manifest passed as a dict is recorded as any
+    # argument is: its containers copied, the objects in it kept by identity.
+    entry = Manifest({"a.txt": "hello"})
+    session = scripted_sandbox_session([{"method": "apply_manifest", "result": None}] * 2)
+    await session.apply_manifest({"entry": entry, "files": ["a.txt"]})
+    await session.apply_manifest(manifest={"entry": entry, "files": ["a.txt"]})
+    first, second = session.calls
+    assert first.args[0] == {"entry": entry, "files": ["a.txt"]}
+    assert first.args[0]["entry"] is entry
+    assert second.kwargs["manifest"]["entry"] is entry
+
+
 async def test_apply_manifest_reads_are_detached_copies_of_the_record() -> None:
     session = scripted_sandbox_session([{"method": "apply_manifest", "result": None}])
     await session.apply_manifest(Manifest({"a.txt": "hello"}))

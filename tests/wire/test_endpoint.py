@@ -212,6 +212,130 @@ def test_usage_reaches_every_format(path: str, body: dict[str, Any]) -> None:
     assert counts == (7, 3)
 
 
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [("/v1/chat/completions", CHAT), ("/v1/responses", RESPONSES), ("/v1/messages", MESSAGES)],
+)
+def test_a_stream_sends_text_beyond_ascii_as_utf8_not_escaped(
+    path: str, body: dict[str, Any]
+) -> None:
+    # The providers' event streams carry non-ASCII characters as they are: a client that
+    # compares or counts the raw bytes must see the same from the double.
+    text = "Tōkyō: 晴れ ☀"
+    model = ScriptedModel([[assistant_message(text)]])
+
+    response = post(ScriptedEndpoint(model), path, {**body, "stream": True})
+
+    assert response.status == 200
+    assert text.encode() in response.body
+    assert b"\\u" not in response.body
+
+
+@pytest.mark.parametrize(
+    ("content", "text"),
+    [
+        (None, ""),
+        ({"type": "output_text", "text": "not in a list"}, ""),
+        (
+            [
+                "stray",
+                {"type": "text", "text": "a"},
+                {"type": "refusal", "refusal": "no"},
+                {"type": "output_text", "text": "b"},
+                {"type": "output_text", "text": None},
+            ],
+            "ab",
+        ),
+    ],
+)
+def test_an_assistant_message_says_its_text_parts_joined_in_chat_and_anthropic_form(
+    content: Any, text: str
+) -> None:
+    # A message item scripted by hand may hold any content: its text and output_text parts
+    # are its text; anything else (content that is not a list, other parts) is no text.
+    def served(path: str, body: dict[str, Any]) -> Any:
+        model = ScriptedModel([[{"type": "message", "role": "assistant", "content": content}]])
+        response = post(ScriptedEndpoint(model), path, body)
+        assert response.status == 200
+        return json.loads(response.body)
+
+    chat = served("/v1/chat/completions", CHAT)
+    assert chat["choices"][0]["message"]["content"] == text
+    assert served("/v1/messages", MESSAGES)["content"] == [{"type": "text", "text": text}]
+
+
+def test_a_response_scripted_without_an_id_is_numbered_by_its_call() -> None:
+    from agents_testing import ModelResponse, Usage
+
+    unnamed = ModelResponse(output=[assistant_message("ok")], usage=Usage())
+    endpoint = ScriptedEndpoint(ScriptedModel([[assistant_message("first")], unnamed]))
+
+    ids = [json.loads(post(endpoint, "/v1/chat/completions", CHAT).body)["id"] for _ in range(2)]
+
+    assert ids == ["chatcmpl-scripted-1", "chatcmpl-scripted-2"]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "text"),
+    [({"city": "Tōkyō", "days": 2}, '{"city":"Tōkyō","days":2}'), (None, "{}")],
+)
+def test_tool_call_arguments_scripted_as_an_object_go_out_as_compact_json(
+    arguments: Any, text: str
+) -> None:
+    call = {"type": "function_call", "name": "get_weather", "call_id": "c1"}
+    if arguments is not None:
+        call["arguments"] = arguments
+    endpoint = ScriptedEndpoint(ScriptedModel([[call]]))
+
+    message = json.loads(post(endpoint, "/v1/chat/completions", CHAT).body)["choices"][0]
+
+    assert message["message"]["tool_calls"][0]["function"]["arguments"] == text
+
+
+def test_a_stream_usage_count_that_is_not_an_integer_reads_as_zero() -> None:
+    # A response_done event is scripted by hand: a count that is a bool, a string or a float
+    # is not a token count, and the wire reports 0 for it rather than pass it on.
+    usage = {"input_tokens": True, "output_tokens": "2", "total_tokens": 2.5}
+    done = {"type": "response_done", "response": {"output": [], "usage": usage}}
+    endpoint = ScriptedEndpoint(ScriptedModel([model_stream([done])]))
+
+    events = sse_events(post(endpoint, "/v1/responses", {**RESPONSES, "stream": True}))
+
+    completed = events[-1][1]["response"]["usage"]
+    assert (completed["input_tokens"], completed["output_tokens"]) == (0, 0)
+    assert completed["total_tokens"] == 0
+
+
+@pytest.mark.parametrize(
+    ("cached", "reasoning", "counts"),
+    [
+        ({"cached_tokens": 3}, {"reasoning_tokens": 4}, (3, 4)),
+        ([{"cached_tokens": 3}, {"cached_tokens": 2}, "odd"], [{"reasoning_tokens": 4}], (5, 4)),
+        ("odd", None, (0, 0)),
+    ],
+)
+def test_a_stream_usage_takes_token_details_as_a_mapping_or_a_list_of_them(
+    cached: Any, reasoning: Any, counts: tuple[int, int]
+) -> None:
+    usage = {
+        "input_tokens": 9,
+        "output_tokens": 8,
+        "input_tokens_details": cached,
+        "output_tokens_details": reasoning,
+    }
+    done = {"type": "response_done", "response": {"output": [], "usage": usage}}
+    endpoint = ScriptedEndpoint(ScriptedModel([model_stream([done])]))
+
+    events = sse_events(post(endpoint, "/v1/responses", {**RESPONSES, "stream": True}))
+
+    sent = events[-1][1]["response"]["usage"]
+    details = (
+        sent["input_tokens_details"]["cached_tokens"],
+        sent["output_tokens_details"]["reasoning_tokens"],
+    )
+    assert details == counts
+
+
 def test_exact_stream_step_streams_its_deltas_then_the_remaining_items() -> None:
     model = ScriptedModel(
         [
