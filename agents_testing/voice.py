@@ -126,7 +126,7 @@ class VirtualTimer:
     __slots__ = ("_callback", "_cancelled", "when")
 
     def __init__(self, when: float, callback: Callable[[], object]) -> None:
-        self.when = when
+        self.when: float = when
         self._callback = callback
         self._cancelled = False
 
@@ -515,13 +515,14 @@ class _CallState:
         self.method: Literal["transcribe", "stream"] = method
         self.options: dict[str, Any] = snapshot(dict(options)) if options else {}
         self.opened_at = now
-        self.audio = bytearray()
+        self.audio: bytearray = bytearray()
         self.events: list[TranscriptEvent] = []
         self.input_ended = False
         self.closed_at: float | None = None
         self.error: BaseException | None = None
 
     def record(self) -> SpeechToTextCall:
+        """Return the call as it stands, as a detached record."""
         return SpeechToTextCall(
             index=self.index,
             method=self.method,
@@ -554,7 +555,7 @@ class ScriptedSpeechToText(CompletionContext):
     ) -> None:
         if clock is not None and not isinstance(clock, VirtualClock):
             raise TypeError(f"clock must be a VirtualClock or None, got {type(clock).__name__}")
-        self.clock = clock if clock is not None else VirtualClock()
+        self.clock: VirtualClock = clock if clock is not None else VirtualClock()
         self._steps: list[_Turn] = []
         self._added = 0
         self._calls: list[_CallState] = []
@@ -917,6 +918,8 @@ def tts_speech(
 
 @dataclass(frozen=True)
 class _Speech:
+    """A text-to-speech step read from the script, with its position."""
+
     step: TTSStep
     step_index: int
 
@@ -996,6 +999,8 @@ class TextToSpeechCall:
 
 
 class _SynthesisState:
+    """The mutable side of one synthesis; read through a TextToSpeechCall snapshot."""
+
     def __init__(self, index: int, text: str, options: Any, now: float) -> None:
         self.index = index
         self.text = text
@@ -1007,6 +1012,7 @@ class _SynthesisState:
         self.error: BaseException | None = None
 
     def record(self) -> TextToSpeechCall:
+        """Return the synthesis as it stands, as a detached record."""
         return TextToSpeechCall(
             index=self.index,
             text=self.text,
@@ -1040,9 +1046,9 @@ class ScriptedTextToSpeech(CompletionContext):
     ) -> None:
         if clock is not None and not isinstance(clock, VirtualClock):
             raise TypeError(f"clock must be a VirtualClock or None, got {type(clock).__name__}")
-        self.clock = clock if clock is not None else VirtualClock()
-        self.sample_rate = _positive_int("sample_rate", sample_rate)
-        self.channels = _positive_int("channels", channels)
+        self.clock: VirtualClock = clock if clock is not None else VirtualClock()
+        self.sample_rate: int = _positive_int("sample_rate", sample_rate)
+        self.channels: int = _positive_int("channels", channels)
         self._steps: list[_Speech] = []
         self._added = 0
         self._calls: list[_SynthesisState] = []
@@ -1280,8 +1286,8 @@ class VirtualSpeaker:
         if not isinstance(clock, VirtualClock):
             raise TypeError(f"clock must be a VirtualClock, got {type(clock).__name__}")
         self.clock = clock
-        self.sample_rate = _positive_int("sample_rate", sample_rate)
-        self.channels = _positive_int("channels", channels)
+        self.sample_rate: int = _positive_int("sample_rate", sample_rate)
+        self.channels: int = _positive_int("channels", channels)
         self._queue: list[_Queued] = []
         self._interruptions: list[float] = []
 
@@ -1396,10 +1402,12 @@ class ScriptedVoice(CompletionContext):
         auto_advance: bool = True,
         sample_rate: int = DEFAULT_SAMPLE_RATE,
     ) -> None:
-        self.clock = VirtualClock(auto_advance=auto_advance)
-        self.stt = ScriptedSpeechToText(stt, clock=self.clock)
-        self.tts = ScriptedTextToSpeech(tts, clock=self.clock, sample_rate=sample_rate)
-        self.speaker = VirtualSpeaker(self.clock, sample_rate=sample_rate)
+        self.clock: VirtualClock = VirtualClock(auto_advance=auto_advance)
+        self.stt: ScriptedSpeechToText = ScriptedSpeechToText(stt, clock=self.clock)
+        self.tts: ScriptedTextToSpeech = ScriptedTextToSpeech(
+            tts, clock=self.clock, sample_rate=sample_rate
+        )
+        self.speaker: VirtualSpeaker = VirtualSpeaker(self.clock, sample_rate=sample_rate)
 
     def heard(self) -> tuple[HeardSpeech, ...]:
         """Say, per synthesis, how many seconds of its audio the speaker has played by now.
