@@ -24,6 +24,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# Measure the checkout this script is in, not whichever agents_testing is installed.
+sys.path.insert(1, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from _harness import CALLGRIND_DIR, CALLGRIND_MARK, Row, counting_instructions, table
 
