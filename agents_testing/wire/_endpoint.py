@@ -355,7 +355,9 @@ class ScriptedEndpoint:
         if exchange.stream:
             return await self._stream(exchange, model, request, body)
         try:
-            response = await model.get_response(request)
+            # The request and everything in it were built just now from the parsed body, and
+            # the endpoint changes none of it: the model records it without copying.
+            response = await model._get_response(request, owned=True)  # pyright: ignore[reportPrivateUsage]
         except BaseException as error:
             if isinstance(error, _STOPPING):
                 raise
@@ -381,7 +383,7 @@ class ScriptedEndpoint:
         body: Mapping[str, Any],
     ) -> WireResponse:
         try:
-            events = model.stream_response(request)
+            events = model._stream_response(request, owned=True)  # pyright: ignore[reportPrivateUsage]
         except BaseException as error:
             if isinstance(error, _STOPPING):
                 raise
