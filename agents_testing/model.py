@@ -896,12 +896,9 @@ class ScriptedModel(CompletionContext):
         _check_request(request)
         _check_abort(request, None)
         calls = self._calls
-        if owned:
-            recorded = request
-        else:
-            # Another thread may append meanwhile: any earlier record is as good a base to
-            # share with, since sharing only reuses parts that match exactly.
-            recorded = _recorded_request(request, calls[-1] if calls else None)
+        # Another thread may append meanwhile: any earlier record is as good a base to share
+        # with, since sharing only reuses parts that match exactly.
+        recorded = request if owned else _recorded_request(request, calls[-1] if calls else None)
         # Frameworks drive sync paths from worker threads: the index and the step must be
         # handed out together, once. The copy above stays outside the lock.
         with self._lock:

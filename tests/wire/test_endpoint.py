@@ -159,7 +159,8 @@ def test_a_recorded_wire_request_stays_as_sent_whatever_its_readers_change(
     assert again.extra["body"] == sent
     assert again.tools[0]["name"] == "get_weather"
     assert again.extra["headers"]["x-trace"] == "t-1"
-    assert seen and seen[0] is not again
+    assert seen
+    assert seen[0] is not again
 
 
 def test_chat_request_becomes_normalized_items() -> None:
