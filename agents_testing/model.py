@@ -1073,7 +1073,7 @@ class ScriptedModelStream(AsyncIterator[StreamEvent]):
     from exact scripted events (``stream``/``stream_responder`` steps).
     """
 
-    __slots__ = ("_events", "_source", "call_index", "step_type")
+    __slots__ = ("_events", "_listed", "_source", "call_index", "step_type")
 
     def __init__(
         self,
@@ -1086,6 +1086,8 @@ class ScriptedModelStream(AsyncIterator[StreamEvent]):
         # The scripted source until the first read; closing an unstarted generator skips its
         # finally block, so aclose() closes the source itself then.
         self._source = source
+        # Events scripted as a list or tuple: reading them ahead runs no code of the test's.
+        self._listed = type(source) in (list, tuple)
         self.call_index: int = call_index
         self.step_type: StepKind = step_type
 

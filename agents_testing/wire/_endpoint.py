@@ -457,18 +457,24 @@ class ScriptedEndpoint:
         progress = _Progress()
         chunks = self._encode_stream(exchange, events, body, progress, model.text_delta_size)
         ready: list[bytes] = []
+        # A plain step's stream is known in full: answer it whole, so an item the format
+        # cannot express still gets its own HTTP error. An exact stream is sent as its events
+        # come, its status decided at the first: one scripted as a list is encoded whole
+        # right away (nothing of the test's runs when its events are read, so nobody can
+        # tell), any other source only as the client reads.
+        whole = events.automatic
+        listed = events._listed  # pyright: ignore[reportPrivateUsage]
         try:
             async for chunk in chunks:
                 ready.append(chunk)
-                # A plain step's stream is known in full: answer it whole, so an item the
-                # format cannot express still gets its own HTTP error. An exact stream is
-                # sent as its events come.
-                if not events.automatic:
-                    break
+                if not whole:
+                    if not listed:
+                        break
+                    progress.committed = True
         except _Answer as answer:
             return answer.response
         progress.committed = True
-        if not events.automatic:
+        if not whole and not listed:
             exchange.rest = chunks
         headers = (
             ("content-type", "text/event-stream; charset=utf-8"),

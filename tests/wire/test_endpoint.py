@@ -6,6 +6,7 @@ import copy
 import dataclasses
 import json
 import pickle
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -816,6 +817,43 @@ async def test_open_async_answers_a_plain_step_whole() -> None:
 
     assert rest is None
     assert "response.completed" in response.body.decode()
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [("/v1/responses", RESPONSES), ("/v1/chat/completions", CHAT), ("/v1/messages", MESSAGES)],
+)
+@pytest.mark.parametrize(
+    "events",
+    [
+        [text_delta("a"), text_delta("b"), {"type": "response_done", "response": {"output": []}}],
+        [text_delta("partial"), 42, text_delta("never sent")],  # fails midway, in the stream
+    ],
+)
+async def test_open_async_answers_a_stream_scripted_as_a_list_whole_with_the_same_bytes(
+    path: str, body: dict[str, Any], events: list[Any]
+) -> None:
+    async def generated() -> Any:
+        for event in events:
+            yield event
+
+    raw = json.dumps({**body, "stream": True}).encode()
+    answers: list[tuple[int, bytes, Any]] = []
+    for source in (list(events), tuple(events), generated()):
+        endpoint = ScriptedEndpoint(ScriptedModel([model_stream(source)]))
+        response, rest = await endpoint.open_async("POST", path, HEADERS, raw)
+        # Reading a list ahead runs nothing of the test's: it is encoded whole at once.
+        assert (rest is None) is not isinstance(source, AsyncIterator)
+        later = b"" if rest is None else b"".join([chunk async for chunk in rest])
+        violations = [
+            (error.reason, error.request_index)
+            for error in endpoint._violations  # pyright: ignore[reportPrivateUsage]
+        ]
+        answers.append((response.status, response.body + later, violations))
+
+    assert answers[0] == answers[1] == answers[2]
+    assert answers[0][0] == 200
+    assert answers[0][2] == ([("unsupported_output", 0)] if 42 in events else [])
 
 
 @pytest.mark.parametrize("body", [b"", b"null", b"{}", b'{"messages": null}', b"\x00" * 5])
