@@ -134,6 +134,7 @@ def compare(
     repeats: int,
     unit: str = "s",
     goal: str = "",
+    warm_up: bool = True,
 ) -> Row:
     """Measure ``ours`` and ``base`` alternately; each returns one sample (seconds or a count).
 
@@ -144,12 +145,14 @@ def compare(
     if counting_instructions():
         repeats = 1
         unit = "instr" if unit == "s" else unit
+        warm_up = warm_up and unit == "instr"  # a ratio of two blocks of one run needs none
     ours_samples: list[float] = []
     base_samples: list[float] = []
     ratios: list[float] = []
-    # One untimed run each first: lazy imports and first-use caches are not what we compare.
-    ours()
-    base()
+    if warm_up:
+        # One untimed run each first: lazy imports and first-use caches are not what we compare.
+        ours()
+        base()
     for repeat in range(repeats):
         # Alternate which side goes first, so a slow phase of the machine hits both alike.
         if repeat % 2:
@@ -161,7 +164,11 @@ def compare(
         ours_samples.append(o)
         base_samples.append(b)
         ratios.append(o / b if b else float("inf"))
-    print(f"  {measure}: {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    ratio = statistics.median(ratios)
+    print(
+        f"  {measure} / {baseline}: {ratio:.3f} ({time.perf_counter() - started:.1f} s)",
+        file=sys.stderr,
+    )
     return Row(
         group,
         measure,
@@ -169,7 +176,7 @@ def compare(
         statistics.median(ours_samples),
         statistics.median(base_samples),
         unit,
-        statistics.median(ratios),
+        ratio,
         goal,
     )
 
