@@ -364,13 +364,13 @@ def memory_row(calls: int) -> Row:
 
 def rows(quick: bool) -> list[Row]:
     if counting_instructions():
-        # Counts repeat, so one repeat, at smaller sizes: callgrind runs these rows about 100x
+        # Counts repeat, so one repeat, at small sizes: callgrind runs these rows about 100x
         # slower. An exact count shows a per-request cost that grows with the script's length
-        # at 300 steps as surely as a noisy time does at 10,000.
+        # at 200 steps as surely as a noisy time does at 10,000.
         return [
-            *request_rows(1, 5 if quick else 20, 1, 20 if quick else 200),
-            long_script_row(1, 100 if quick else 300, 10 if quick else 30),
-            memory_row(20 if quick else 100),
+            *request_rows(1, 2 if quick else 5, 1, 20 if quick else 200),
+            long_script_row(1, 60 if quick else 200, 10 if quick else 20),
+            memory_row(20 if quick else 50),
         ]
     repeats = 1 if quick else 7
     return [

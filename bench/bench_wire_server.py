@@ -265,7 +265,7 @@ def rows(quick: bool) -> list[Row]:
     if counting_instructions():
         # Wall-clock latency means nothing under callgrind (about 50x slower, one thread at a
         # time), so the load rows are left out; counts repeat, so one repeat.
-        return openai_rows(1, 16 if quick else 40) + cpu_rows(1, 16 if quick else 80)
+        return openai_rows(1, 8 if quick else 16) + cpu_rows(1, 8 if quick else 16)
     if quick:
         return openai_rows(1, 16) + cpu_rows(1, 16) + load_rows(1, 50, 100)
     return openai_rows(7, 200) + cpu_rows(7, 400) + load_rows(5, 50, 2_000)
