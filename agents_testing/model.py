@@ -764,9 +764,13 @@ class ScriptedModel(CompletionContext):
 
     async def get_response(self, request: ModelRequest) -> ModelResponse:
         """Serve a non-streaming call with the next step."""
+        return await self._get_response(request)
+
+    async def _get_response(self, request: ModelRequest, *, owned: bool = False) -> ModelResponse:
+        """Serve a non-streaming call; ``owned`` as in ``_take``."""
         # Nothing is awaited before the step is taken, so overlapping calls get their steps in
         # the order they started.
-        index, recorded, result, responded = self._begin_response(request)
+        index, recorded, result, responded = self._begin_response(request, owned=owned)
         if responded and inspect.isawaitable(result):
             result = await result
         return self._end_response(request, index, recorded, result, responded=responded)
@@ -785,14 +789,16 @@ class ScriptedModel(CompletionContext):
             result = await result
         return index, self._end_response(request, index, recorded, result, responded=responded)
 
-    def _begin_response(self, request: ModelRequest) -> tuple[int, ModelRequest, Any, bool]:
+    def _begin_response(
+        self, request: ModelRequest, *, owned: bool = False
+    ) -> tuple[int, ModelRequest, Any, bool]:
         """Take a non-streamed call's step and run it up to its first await.
 
         Returns the call index, the recorded request, the step's result (an awaitable when a
         responder returned one) and whether a responder produced it. Sync adapters use it
         with ``_end_response`` to serve a call without an event loop when nothing needs one.
         """
-        index, recorded, step = self._take(request, streamed=False)
+        index, recorded, step = self._take(request, streamed=False, owned=owned)
         if step.kind in _STREAM_KINDS:
             raise self.record_violation(
                 InvalidScriptedModelStepError(
@@ -831,7 +837,13 @@ class ScriptedModel(CompletionContext):
         The call is recorded and its step taken now; the returned iterator runs the step
         when it is first read. ``aclose()`` on the iterator closes the scripted source.
         """
-        index, recorded, step = self._take(request, streamed=True)
+        return self._stream_response(request)
+
+    def _stream_response(
+        self, request: ModelRequest, *, owned: bool = False
+    ) -> ScriptedModelStream:
+        """Serve a streaming call; ``owned`` as in ``_take``."""
+        index, recorded, step = self._take(request, streamed=True, owned=owned)
         source = step.payload if step.kind == "stream" else None
         return ScriptedModelStream(
             self._stream(request, index, recorded, step), index, step.kind, source
@@ -870,14 +882,23 @@ class ScriptedModel(CompletionContext):
     def _read_call(self, position: int) -> RecordedModelCall:
         return self._calls[position]
 
-    def _take(self, request: ModelRequest, *, streamed: bool) -> tuple[int, ModelRequest, _Step]:
-        """Record the call and take its step: the part of a call that runs before any await."""
+    def _take(
+        self, request: ModelRequest, *, streamed: bool, owned: bool = False
+    ) -> tuple[int, ModelRequest, _Step]:
+        """Record the call and take its step: the part of a call that runs before any await.
+
+        ``owned``: the caller built ``request`` and every container in it for this call alone
+        and never changes them or hands them out afterwards (the wire endpoint builds its
+        requests from the body ``json.loads`` just parsed). Nothing outside the record can
+        reach them then, so the record keeps them as they are instead of copying them; reads
+        still detach the request as for any record.
+        """
         _check_request(request)
         _check_abort(request, None)
         calls = self._calls
         # Another thread may append meanwhile: any earlier record is as good a base to share
         # with, since sharing only reuses parts that match exactly.
-        recorded = _recorded_request(request, calls[-1] if calls else None)
+        recorded = request if owned else _recorded_request(request, calls[-1] if calls else None)
         # Frameworks drive sync paths from worker threads: the index and the step must be
         # handed out together, once. The copy above stays outside the lock.
         with self._lock:
@@ -1052,7 +1073,7 @@ class ScriptedModelStream(AsyncIterator[StreamEvent]):
     from exact scripted events (``stream``/``stream_responder`` steps).
     """
 
-    __slots__ = ("_events", "_source", "call_index", "step_type")
+    __slots__ = ("_events", "_listed", "_source", "call_index", "step_type")
 
     def __init__(
         self,
@@ -1065,6 +1086,8 @@ class ScriptedModelStream(AsyncIterator[StreamEvent]):
         # The scripted source until the first read; closing an unstarted generator skips its
         # finally block, so aclose() closes the source itself then.
         self._source = source
+        # Events scripted as a list or tuple: reading them ahead runs no code of the test's.
+        self._listed = type(source) in (list, tuple)
         self.call_index: int = call_index
         self.step_type: StepKind = step_type
 

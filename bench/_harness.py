@@ -4,11 +4,20 @@ Times are CPU seconds of this process (``time.process_time``), not wall time: th
 suite runs on is shared, and CPU time is far less sensitive to other processes than wall time.
 Every row runs ours and its baseline alternately, ``repeats`` times, in the same process, and
 reports the median of each and the median of the per-repeat ratios (ours / baseline).
+
+Instruction mode (``run.py --instructions``): the suite runs under valgrind's callgrind, and
+``cpu_seconds``/``cpu_seconds_async`` return the instructions every thread of this process
+executed while ``run`` ran, instead of CPU seconds. Counts do not depend on the load of the
+machine, so one repeat is enough and the ratios of two runs agree to a fraction of a percent.
+callgrind dumps (and zeroes) its counters each time the process enters the C function behind
+``sys.getallocatedblocks()`` (``--dump-before``), which nothing else in the suite calls; the
+harness calls it right before and right after ``run`` and reads the second dump.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import statistics
 import sys
 import time
@@ -49,20 +58,65 @@ def _number(value: float, unit: str) -> str:
         return f"{value * 1e6:.3g} us"
     if unit == "ns":
         return f"{value * 1e9:.0f} ns"
+    if unit == "instr":
+        return f"{value / 1e3:,.1f} k instr"
     return f"{value:.4g} {unit}"
 
 
+CALLGRIND_DIR = "AGENTS_TESTING_BENCH_CALLGRIND_DIR"
+"""Environment variable ``run.py --instructions`` sets to the directory callgrind dumps into."""
+
+CALLGRIND_MARK = "sys_getallocatedblocks"
+"""The C function whose entry makes callgrind dump its counters (``--dump-before``)."""
+
+
+def counting_instructions() -> bool:
+    """True when this process runs under callgrind for ``run.py --instructions``."""
+    return bool(os.environ.get(CALLGRIND_DIR))
+
+
+class _Dumps:
+    taken = 0
+
+
+def _dump() -> int:
+    """Make callgrind dump its counters; return the instructions counted since the last dump."""
+    sys.getallocatedblocks()  # callgrind dumps on entry, before this call does any work
+    _Dumps.taken += 1
+    path = os.path.join(os.environ[CALLGRIND_DIR], f"cg.{os.getpid()}.{_Dumps.taken}")
+    with open(path, encoding="utf-8") as dump:
+        for line in dump:
+            if line.startswith(("summary:", "totals:")):
+                count = int(line.split()[1])
+                break
+        else:
+            raise RuntimeError(f"no summary line in the callgrind dump {path}")
+    os.remove(path)
+    return count
+
+
 def cpu_seconds(run: Callable[[], Any]) -> float:
-    """Return the CPU seconds ``run()`` takes."""
+    """Return the CPU seconds ``run()`` takes (in instruction mode: the instructions)."""
+    if counting_instructions():
+        _dump()  # discards what ran before, this very parsing included
+        run()
+        return float(_dump())
     start = time.process_time()
     run()
     return time.process_time() - start
 
 
 def cpu_seconds_async(make: Callable[[], Coroutine[Any, Any, Any]]) -> float:
-    """Return the CPU seconds a fresh event loop takes to run ``make()``, loop setup excluded."""
+    """Return the CPU seconds a fresh event loop takes to run ``make()``, loop setup excluded.
+
+    In instruction mode, the instructions instead.
+    """
 
     async def timed() -> float:
+        if counting_instructions():
+            _dump()
+            await make()
+            return float(_dump())
         start = time.process_time()
         await make()
         return time.process_time() - start
@@ -80,15 +134,25 @@ def compare(
     repeats: int,
     unit: str = "s",
     goal: str = "",
+    warm_up: bool = True,
 ) -> Row:
-    """Measure ``ours`` and ``base`` alternately; each returns one sample (seconds or a count)."""
+    """Measure ``ours`` and ``base`` alternately; each returns one sample (seconds or a count).
+
+    In instruction mode a sample in seconds is an instruction count, and one repeat is taken:
+    counts repeat to a fraction of a percent.
+    """
     started = time.perf_counter()
+    if counting_instructions():
+        repeats = 1
+        unit = "instr" if unit == "s" else unit
+        warm_up = warm_up and unit == "instr"  # a ratio of two blocks of one run needs none
     ours_samples: list[float] = []
     base_samples: list[float] = []
     ratios: list[float] = []
-    # One untimed run each first: lazy imports and first-use caches are not what we compare.
-    ours()
-    base()
+    if warm_up:
+        # One untimed run each first: lazy imports and first-use caches are not what we compare.
+        ours()
+        base()
     for repeat in range(repeats):
         # Alternate which side goes first, so a slow phase of the machine hits both alike.
         if repeat % 2:
@@ -100,7 +164,11 @@ def compare(
         ours_samples.append(o)
         base_samples.append(b)
         ratios.append(o / b if b else float("inf"))
-    print(f"  {measure}: {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    ratio = statistics.median(ratios)
+    print(
+        f"  {measure} / {baseline}: {ratio:.3f} ({time.perf_counter() - started:.1f} s)",
+        file=sys.stderr,
+    )
     return Row(
         group,
         measure,
@@ -108,7 +176,7 @@ def compare(
         statistics.median(ours_samples),
         statistics.median(base_samples),
         unit,
-        statistics.median(ratios),
+        ratio,
         goal,
     )
 

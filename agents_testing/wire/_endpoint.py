@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import inspect
 import json
 import threading
-from collections.abc import AsyncGenerator, Iterable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, cast
@@ -21,7 +22,7 @@ from ..errors import (
     WireRequestError,
     WireRequestReason,
 )
-from ..items import ModelRequest
+from ..items import ModelRequest, ModelResponse
 from ..model import ScriptedModel, ScriptedModelStream
 from . import anthropic_messages, openai_chat, openai_responses
 from ._common import (
@@ -148,11 +149,11 @@ class ScriptedEndpoint:
         self._lock = threading.Lock()
         # One slot per request in arrival order, None until the request is answered.
         self._slots: list[WireExchange | None] = []
-        self._answered = 0
+        self._count = 0  # requests answered
         self._violations: list[WireRequestError] = []
 
     def __repr__(self) -> str:
-        return f"<ScriptedEndpoint requests={self._answered} violations={len(self._violations)}>"
+        return f"<ScriptedEndpoint requests={self._count} violations={len(self._violations)}>"
 
     @property
     def models(self) -> tuple[ScriptedModel, ...]:
@@ -233,12 +234,39 @@ class ScriptedEndpoint:
         status is decided at its stream's first event: an exception before it is the HTTP
         error, one after it the format's in-stream failure.
         """
+        exchange = self._arrived(method, path)
+        served = self._serve(exchange, headers, body)
+        response = served if isinstance(served, WireResponse) else await served
+        return self._answered(exchange, response), exchange.rest
+
+    def _open_sync(
+        self,
+        method: str,
+        path: str,
+        headers: Iterable[tuple[str, str]],
+        body: bytes,
+        run: Callable[[Coroutine[Any, Any, WireResponse]], WireResponse],
+    ) -> tuple[WireResponse, AsyncGenerator[bytes, None] | None]:
+        """Answer as ``open_async`` does, from synchronous code (the sync httpx transport).
+
+        What needs no event loop runs here, in the caller's thread: parsing, a scripted
+        response or error, rendering. ``run`` runs the rest to its end on an event loop: a
+        stream, or the awaitable a responder returned.
+        """
+        exchange = self._arrived(method, path)
+        served = self._serve(exchange, headers, body)
+        response = served if isinstance(served, WireResponse) else run(served)
+        return self._answered(exchange, response), exchange.rest
+
+    def _arrived(self, method: str, path: str) -> _Exchange:
         with self._lock:
             index = len(self._slots)
             # A slot per request, filled when it is answered: arrival order at O(1) a request.
             self._slots.append(None)
-        exchange = _Exchange(index, method.upper(), path.partition("?")[0])
-        response = await self._serve(exchange, headers, body)
+        return _Exchange(index, method.upper(), path.partition("?")[0])
+
+    def _answered(self, exchange: _Exchange, response: WireResponse) -> WireResponse:
+        index = exchange.index
         record = WireExchange(
             index,
             exchange.method,
@@ -250,8 +278,8 @@ class ScriptedEndpoint:
         )
         with self._lock:
             self._slots[index] = record
-            self._answered += 1
-        return response, exchange.rest
+            self._count += 1
+        return response
 
     # -- internals -----------------------------------------------------------------------
 
@@ -300,9 +328,10 @@ class ScriptedEndpoint:
                 return self._names[name]
         return self._default
 
-    async def _serve(
+    def _serve(
         self, exchange: _Exchange, headers: Iterable[tuple[str, str]], raw: bytes
-    ) -> WireResponse:
+    ) -> WireResponse | Coroutine[Any, Any, WireResponse]:
+        """Answer now what needs no event loop; return a coroutine that answers the rest."""
         for name, module in _FORMATS:
             if exchange.path.endswith(module.PATH_SUFFIX):
                 exchange.wire_format, exchange.module = name, module
@@ -353,16 +382,55 @@ class ScriptedEndpoint:
         except InvalidBody as error:
             return self._violation(exchange, "invalid_body", str(error))
         if exchange.stream:
-            return await self._stream(exchange, model, request, body)
+            return self._stream(exchange, model, request, body)
         try:
-            response = await model.get_response(request)
+            # The request and everything in it were built just now from the parsed body, and
+            # the endpoint changes none of it: the model records it without copying.
+            index, recorded, result, responded = model._begin_response(request, owned=True)  # pyright: ignore[reportPrivateUsage]
+            if responded and inspect.isawaitable(result):
+                begun = (index, recorded, result)
+                return self._respond_later(exchange, model, request, body, begun)
+            response = model._end_response(request, index, recorded, result, responded=responded)  # pyright: ignore[reportPrivateUsage]
         except BaseException as error:
-            if isinstance(error, _STOPPING):
-                raise
-            scripted = isinstance(error, ScriptedHTTPError) or (
-                model._raised_by_error_step(error, request)  # pyright: ignore[reportPrivateUsage]
+            return self._response_failure(exchange, model, request, error)
+        return self._render(exchange, model, response, body)
+
+    async def _respond_later(
+        self,
+        exchange: _Exchange,
+        model: ScriptedModel,
+        request: ModelRequest,
+        body: Mapping[str, Any],
+        begun: tuple[int, ModelRequest, Awaitable[Any]],
+    ) -> WireResponse:
+        """Finish a call whose responder returned an awaitable."""
+        index, recorded, result = begun
+        try:
+            response = model._end_response(  # pyright: ignore[reportPrivateUsage]
+                request, index, recorded, await result, responded=True
             )
-            return self._failure(exchange, error, scripted=scripted)
+        except BaseException as error:
+            return self._response_failure(exchange, model, request, error)
+        return self._render(exchange, model, response, body)
+
+    def _response_failure(
+        self, exchange: _Exchange, model: ScriptedModel, request: ModelRequest, error: BaseException
+    ) -> WireResponse:
+        if isinstance(error, _STOPPING):
+            raise error
+        scripted = isinstance(error, ScriptedHTTPError) or (
+            model._raised_by_error_step(error, request)  # pyright: ignore[reportPrivateUsage]
+        )
+        return self._failure(exchange, error, scripted=scripted)
+
+    def _render(
+        self,
+        exchange: _Exchange,
+        model: ScriptedModel,
+        response: ModelResponse,
+        body: Mapping[str, Any],
+    ) -> WireResponse:
+        module = exchange.module
         # Reading model.calls copies every record: only a response without an id needs it.
         number = call_number(response, len(model.calls) if response.response_id is None else 0)
         try:
@@ -381,7 +449,7 @@ class ScriptedEndpoint:
         body: Mapping[str, Any],
     ) -> WireResponse:
         try:
-            events = model.stream_response(request)
+            events = model._stream_response(request, owned=True)  # pyright: ignore[reportPrivateUsage]
         except BaseException as error:
             if isinstance(error, _STOPPING):
                 raise
@@ -389,18 +457,24 @@ class ScriptedEndpoint:
         progress = _Progress()
         chunks = self._encode_stream(exchange, events, body, progress, model.text_delta_size)
         ready: list[bytes] = []
+        # A plain step's stream is known in full: answer it whole, so an item the format
+        # cannot express still gets its own HTTP error. An exact stream is sent as its events
+        # come, its status decided at the first: one scripted as a list is encoded whole
+        # right away (nothing of the test's runs when its events are read, so nobody can
+        # tell), any other source only as the client reads.
+        whole = events.automatic
+        listed = events._listed  # pyright: ignore[reportPrivateUsage]
         try:
             async for chunk in chunks:
                 ready.append(chunk)
-                # A plain step's stream is known in full: answer it whole, so an item the
-                # format cannot express still gets its own HTTP error. An exact stream is
-                # sent as its events come.
-                if not events.automatic:
-                    break
+                if not whole:
+                    if not listed:
+                        break
+                    progress.committed = True
         except _Answer as answer:
             return answer.response
         progress.committed = True
-        if not events.automatic:
+        if not whole and not listed:
             exchange.rest = chunks
         headers = (
             ("content-type", "text/event-stream; charset=utf-8"),

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import pickle
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -90,6 +92,76 @@ def test_responses_request_keeps_the_body_and_normalizes_input() -> None:
     assert json.loads(request.extra["raw_body"]) == body
     assert request.extra["wire_format"] == "openai.responses"
     assert request.extra["path"] == "/v1/responses"
+
+
+def _scramble(request: Any) -> None:
+    """Change, in place, every container a read of a recorded request hands out."""
+    for item in request.input if isinstance(request.input, list) else []:
+        if isinstance(item, dict):
+            item.clear()
+    if isinstance(request.input, list):
+        request.input.append({"type": "message", "role": "user", "content": "injected"})
+    for tool in request.tools:
+        tool.clear()
+    request.tools.clear()
+    request.model_settings["model"] = "changed"
+    body = request.extra["body"]
+    for value in body.values():
+        if isinstance(value, list):
+            for each in value:
+                if isinstance(each, dict):
+                    each.clear()
+            value.clear()
+    body.clear()
+    request.extra["headers"].clear()
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/responses", {**RESPONSES, "input": [{"role": "user", "content": "hi"}]}),
+        ("/v1/chat/completions", CHAT),
+        ("/v1/messages", MESSAGES),
+    ],
+)
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_recorded_wire_request_stays_as_sent_whatever_its_readers_change(
+    path: str, body: dict[str, Any], stream: bool
+) -> None:
+    # The endpoint hands the model requests it built from the parsed body, which the model
+    # keeps without a copy: what responders and readers get must still be their own copies.
+    tool = {"type": "function", "name": "get_weather", "parameters": {"type": "object"}}
+    sent = {**body, "tools": [tool], "stream": stream}
+    seen: list[Any] = []
+
+    def respond(call: Any) -> list[Any]:
+        seen.append(call.request)
+        _scramble(call.request)
+        return [assistant_message("ok")]
+
+    def stream_respond(call: Any) -> Any:
+        seen.append(call.request)
+        _scramble(call.request)
+        return [text_delta("ok")]
+
+    from agents_testing import model_responder, model_stream_responder
+
+    step = model_stream_responder(stream_respond) if stream else model_responder(respond)
+    model = ScriptedModel([step])
+
+    response = post(ScriptedEndpoint(model), path, sent)
+
+    assert response.status == 200, response.body
+    first = model.calls[0].request
+    before = copy.deepcopy((first.input, first.tools, first.model_settings, first.extra))
+    _scramble(first)
+    again = model.calls[0].request
+    assert (again.input, again.tools, again.model_settings, again.extra) == before
+    assert again.extra["body"] == sent
+    assert again.tools[0]["name"] == "get_weather"
+    assert again.extra["headers"]["x-trace"] == "t-1"
+    assert seen
+    assert seen[0] is not again
 
 
 def test_chat_request_becomes_normalized_items() -> None:
@@ -869,6 +941,43 @@ async def test_open_async_answers_a_plain_step_whole() -> None:
 
     assert rest is None
     assert "response.completed" in response.body.decode()
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [("/v1/responses", RESPONSES), ("/v1/chat/completions", CHAT), ("/v1/messages", MESSAGES)],
+)
+@pytest.mark.parametrize(
+    "events",
+    [
+        [text_delta("a"), text_delta("b"), {"type": "response_done", "response": {"output": []}}],
+        [text_delta("partial"), 42, text_delta("never sent")],  # fails midway, in the stream
+    ],
+)
+async def test_open_async_answers_a_stream_scripted_as_a_list_whole_with_the_same_bytes(
+    path: str, body: dict[str, Any], events: list[Any]
+) -> None:
+    async def generated() -> Any:
+        for event in events:
+            yield event
+
+    raw = json.dumps({**body, "stream": True}).encode()
+    answers: list[tuple[int, bytes, Any]] = []
+    for source in (list(events), tuple(events), generated()):
+        endpoint = ScriptedEndpoint(ScriptedModel([model_stream(source)]))
+        response, rest = await endpoint.open_async("POST", path, HEADERS, raw)
+        # Reading a list ahead runs nothing of the test's: it is encoded whole at once.
+        assert (rest is None) is not isinstance(source, AsyncIterator)
+        later = b"" if rest is None else b"".join([chunk async for chunk in rest])
+        violations = [
+            (error.reason, error.request_index)
+            for error in endpoint._violations  # pyright: ignore[reportPrivateUsage]
+        ]
+        answers.append((response.status, response.body + later, violations))
+
+    assert answers[0] == answers[1] == answers[2]
+    assert answers[0][0] == 200
+    assert answers[0][2] == ([("unsupported_output", 0)] if 42 in events else [])
 
 
 @pytest.mark.parametrize("body", [b"", b"null", b"{}", b'{"messages": null}', b"\x00" * 5])

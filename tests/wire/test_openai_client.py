@@ -20,6 +20,7 @@ from agents_testing import (  # noqa: E402 - after the skips above
     assistant_message,
     function_call,
     model_error,
+    model_responder,
     model_stream,
 )
 from agents_testing.adapters.httpx import scripted_transport  # noqa: E402
@@ -583,6 +584,45 @@ def test_sync_transport_serves_in_the_client_thread_and_closes_its_loop() -> Non
     assert started == set()
     assert open_before_close
     assert source.closed
+    model.assert_complete()
+
+
+def test_sync_transport_runs_an_event_loop_only_for_a_responder_that_awaits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agents_testing.adapters import httpx as adapter
+
+    ran: list[str] = []
+    run = adapter._CallerLoop.run  # pyright: ignore[reportPrivateUsage]
+
+    def counted(self: Any, coroutine: Any) -> Any:
+        ran.append(coroutine.__qualname__)
+        return run(self, coroutine)
+
+    monkeypatch.setattr(adapter._CallerLoop, "run", counted)  # pyright: ignore[reportPrivateUsage]
+
+    def at_once(call: Any) -> list[Any]:
+        return [assistant_message("from a function")]
+
+    async def awaiting(call: Any) -> list[Any]:
+        await asyncio.sleep(0.001)  # needs the running loop
+        return [assistant_message("from a coroutine")]
+
+    model = ScriptedModel(
+        [[assistant_message("scripted")], model_responder(at_once), model_responder(awaiting)]
+    )
+    with openai.OpenAI(
+        base_url="http://scripted.invalid/v1",
+        api_key=API_KEY,
+        max_retries=0,
+        http_client=httpx.Client(transport=scripted_transport(model)),
+    ) as client:
+        texts = [client.responses.create(model="gpt-test", input="hi").output_text for _ in "abc"]
+
+    assert texts == ["scripted", "from a function", "from a coroutine"]
+    # A scripted answer is served in the client's thread as it is; only the awaiting
+    # responder's call ran on the event loop.
+    assert ran == ["ScriptedEndpoint._respond_later"]
     model.assert_complete()
 
 
