@@ -1368,6 +1368,26 @@ def _samples(data: bytes) -> list[int]:
     return samples.tolist()
 
 
+def _count_samples(data: bytes, channels: int, values: Counter[int]) -> int:
+    """Add the first channel's sample values of ``data`` to ``values``; return their number.
+
+    A piece of one synthesis's audio holds one value throughout, and counting it takes one
+    ``bytes.count`` instead of a Python int per sample (most of a conversation's test time).
+    """
+    usable = len(data) - len(data) % 2
+    if not usable:
+        return 0
+    first = data[:2]
+    # Non-overlapping matches of two bytes tile the data only if every sample equals the first.
+    if data.count(first, 0, usable) * 2 == usable:
+        frames = -(-(usable // 2) // channels)
+        values[int.from_bytes(first, "little", signed=True)] += frames
+        return frames
+    samples = _samples(data)[::channels]
+    values.update(samples)
+    return len(samples)
+
+
 @dataclass(frozen=True)
 class HeardSpeech:
     """How much of one synthesis the listener heard (see :meth:`ScriptedVoice.heard`)."""
@@ -1422,9 +1442,7 @@ class ScriptedVoice(CompletionContext):
         values: Counter[int] = Counter()
         by_source: Counter[object] = Counter()
         for record in self.speaker.played:
-            samples = _samples(record.data)[::channels]
-            values.update(samples)
-            by_source[record.source] += len(samples)
+            by_source[record.source] += _count_samples(record.data, channels, values)
         result: list[HeardSpeech] = []
         for call in self.tts.calls:
             step = self.tts._spoken[call.index]  # pyright: ignore[reportPrivateUsage]

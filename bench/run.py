@@ -39,6 +39,7 @@ GROUPS = {
     "wire-server": "bench_wire_server",
     "mcp": "bench_mcp",
     "tracing": "bench_tracing",
+    "voice": "bench_voice",
 }
 
 

@@ -252,3 +252,40 @@ TestConversationMachine.settings = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
+
+
+SAMPLE_VALUES = st.sampled_from([0, 1, 2, 3, 256, 257, -1, -256])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    pieces=st.lists(
+        st.lists(st.tuples(SAMPLE_VALUES, st.integers(0, 30)), min_size=1, max_size=4),
+        max_size=6,
+    )
+)
+def test_heard_counts_every_sample_of_each_synthesis_whatever_pieces_the_app_played(
+    pieces: list[list[tuple[int, int]]],
+) -> None:
+    # Runs of sample values, some of whose bytes read as another value one byte off (256 is
+    # 00 01, 1 is 01 00): heard() must count each synthesis's samples exactly, in pieces of
+    # one value throughout as in pieces that mix values.
+    # 10 s each at 10 samples a second: 100 samples of 1, then 100 of 2.
+    voice = ScriptedVoice(
+        tts=[tts_speech("a", duration=10.0), tts_speech("b", duration=10.0)], sample_rate=10
+    )
+
+    async def conversation() -> None:
+        for text in ("a", "b"):
+            async for _chunk in voice.tts.synthesize(text):
+                pass
+        for runs in pieces:
+            data = b"".join(value.to_bytes(2, "little", signed=True) * n for value, n in runs)
+            if data:
+                voice.speaker.play(data)
+        await voice.speaker.wait_done()
+
+    asyncio.run(conversation())
+    for value, heard in zip((1, 2), voice.heard(), strict=True):
+        samples = sum(n for runs in pieces for v, n in runs if v == value)
+        assert heard.heard == min(samples, 100) / 10
