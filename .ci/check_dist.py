@@ -73,7 +73,17 @@ def main(dist: Path) -> int:
     check(not unconditional, f"the core must have no dependencies: {unconditional}", failures)
     extras = set(metadata.get_all("Provides-Extra") or [])
     check(
-        extras == {"openai-agents", "pydantic-ai", "langchain", "httpx"},
+        extras
+        == {
+            "openai-agents",
+            "openai-agents-voice",
+            "pydantic-ai",
+            "langchain",
+            "httpx",
+            "tracing",
+            "livekit",
+            "pipecat",
+        },
         f"published extras are {sorted(extras)}; dev tools belong in a dependency group",
         failures,
     )
