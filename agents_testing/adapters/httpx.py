@@ -295,12 +295,14 @@ class ScriptedTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         """Answer one request from a sync client."""
         body = request.read()
         runner = self._sync_loop()
+        headers = request.headers
         # A scripted response needs no event loop: only a stream or an awaiting responder
         # runs on the runner's loop.
         response, rest = self.endpoint._open_sync(  # pyright: ignore[reportPrivateUsage]
             request.method,
             request.url.raw_path.decode("ascii"),
-            request.headers.multi_items(),
+            headers.raw,
+            headers.encoding,
             body,
             runner.run,
         )
