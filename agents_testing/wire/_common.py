@@ -132,6 +132,8 @@ def as_list(value: Any) -> list[Any]:
 
 def as_mapping(value: Any) -> Mapping[str, Any] | None:
     """Return ``value`` as a string-keyed mapping, or ``None`` if it is not one."""
+    if type(value) is dict:  # the usual case, decided before the costlier ABC check
+        return cast("dict[str, Any]", value)
     return cast("Mapping[str, Any]", value) if isinstance(value, Mapping) else None
 
 
