@@ -667,8 +667,9 @@ def _error_summary(error: BaseException, limit: int = 500) -> str:
 
 def _depth_beyond(text: str, body: dict[str, Any], limit: int) -> int | None:
     """Return how deep ``body`` nests if that is deeper than ``limit``, else ``None``."""
-    # Nesting needs an opening bracket per level: most bodies have too few to go deep.
-    if text.count("[") + text.count("{") <= limit:
+    # Nesting needs an opening bracket per level: most bodies have too few to go deep, and
+    # one with no more characters than the limit cannot have more brackets.
+    if len(text) <= limit or text.count("[") + text.count("{") <= limit:
         return None
     deepest = 0
     stack: list[tuple[Any, int]] = [(body, 1)]
