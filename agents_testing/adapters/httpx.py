@@ -234,7 +234,12 @@ def _response(
     # Answer in the request's own package: clients built on an httpx fork (the openai and
     # anthropic SDKs use httpx2) only accept that package's responses.
     module = sys.modules.get(type(request).__module__.partition(".")[0], httpx)
-    stream = _chunk_stream_class(module)(response.chunks, rest, runner)
+    chunks = response.chunks
+    if rest is None and len(chunks) == 1:
+        # A body known whole, in one piece: the package's own stream carries it.
+        stream = module.ByteStream(chunks[0])
+    else:
+        stream = _chunk_stream_class(module)(chunks, rest, runner)
     return module.Response(response.status, headers=list(response.headers), stream=stream)
 
 
@@ -295,12 +300,14 @@ class ScriptedTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
         """Answer one request from a sync client."""
         body = request.read()
         runner = self._sync_loop()
+        headers = request.headers
         # A scripted response needs no event loop: only a stream or an awaiting responder
         # runs on the runner's loop.
         response, rest = self.endpoint._open_sync(  # pyright: ignore[reportPrivateUsage]
             request.method,
             request.url.raw_path.decode("ascii"),
-            request.headers.multi_items(),
+            headers.raw,
+            headers.encoding,
             body,
             runner.run,
         )

@@ -53,27 +53,44 @@ class WireUsage:
     def of(cls, usage: Usage | Mapping[str, Any] | None) -> WireUsage:
         """Read a core ``Usage`` or the usage payload of a ``response_done`` event."""
         if usage is None:
-            return cls()
+            return _NO_USAGE
         if isinstance(usage, Usage):
-            fields: Mapping[str, Any] = {
-                "input_tokens": usage.input_tokens,
-                "output_tokens": usage.output_tokens,
-                "total_tokens": usage.total_tokens,
-                "input_tokens_details": usage.input_tokens_details,
-                "output_tokens_details": usage.output_tokens_details,
-            }
-        else:
-            fields = usage
-        input_tokens = _int(fields.get("input_tokens"))
-        output_tokens = _int(fields.get("output_tokens"))
-        total = fields.get("total_tokens")
-        return cls(
-            input_tokens=input_tokens,
-            output_tokens=output_tokens,
-            total_tokens=input_tokens + output_tokens if total is None else _int(total),
-            cached_tokens=_detail_sum(fields.get("input_tokens_details"), "cached_tokens"),
-            reasoning_tokens=_detail_sum(fields.get("output_tokens_details"), "reasoning_tokens"),
+            # Read the fields where they are: this runs once per answered request.
+            return cls._counted(
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.total_tokens,
+                usage.input_tokens_details,
+                usage.output_tokens_details,
+            )
+        return cls._counted(
+            usage.get("input_tokens"),
+            usage.get("output_tokens"),
+            usage.get("total_tokens"),
+            usage.get("input_tokens_details"),
+            usage.get("output_tokens_details"),
         )
+
+    @classmethod
+    def _counted(
+        cls,
+        input_tokens: Any,
+        output_tokens: Any,
+        total: Any,
+        input_details: Any,
+        output_details: Any,
+    ) -> WireUsage:
+        inputs = _int(input_tokens)
+        outputs = _int(output_tokens)
+        total_tokens = inputs + outputs if total is None else _int(total)
+        cached = _detail_sum(input_details, "cached_tokens")
+        reasoning = _detail_sum(output_details, "reasoning_tokens")
+        if not (inputs or outputs or total_tokens or cached or reasoning):
+            return _NO_USAGE  # a scripted step's usual usage; frozen, so one serves all
+        return cls(inputs, outputs, total_tokens, cached, reasoning)
+
+
+_NO_USAGE = WireUsage()
 
 
 def _int(value: Any) -> int:
@@ -81,11 +98,14 @@ def _int(value: Any) -> int:
 
 
 def _detail_sum(details: Any, key: str) -> int:
-    if isinstance(details, Mapping):
-        details = [details]
-    if not isinstance(details, list):
+    if isinstance(details, list):
+        entries: list[Any] = details  # pyright: ignore[reportUnknownVariableType]
+        if not entries:
+            return 0  # the usual case, answered before the Mapping check below
+    elif isinstance(details, Mapping):
+        entries = [details]
+    else:
         return 0
-    entries = as_list(details)
     return sum(
         _int(cast("Mapping[str, Any]", d).get(key)) for d in entries if isinstance(d, Mapping)
     )
@@ -112,6 +132,8 @@ def as_list(value: Any) -> list[Any]:
 
 def as_mapping(value: Any) -> Mapping[str, Any] | None:
     """Return ``value`` as a string-keyed mapping, or ``None`` if it is not one."""
+    if type(value) is dict:  # the usual case, decided before the costlier ABC check
+        return cast("dict[str, Any]", value)
     return cast("Mapping[str, Any]", value) if isinstance(value, Mapping) else None
 
 

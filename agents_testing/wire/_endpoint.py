@@ -235,7 +235,12 @@ class ScriptedEndpoint:
         error, one after it the format's in-stream failure.
         """
         exchange = self._arrived(method, path)
-        served = self._serve(exchange, headers, body)
+        recorded = {
+            lowered: value
+            for key, value in headers
+            if (lowered := key.lower()) not in SECRET_HEADERS
+        }
+        served = self._serve(exchange, recorded, body)
         response = served if isinstance(served, WireResponse) else await served
         return self._answered(exchange, response), exchange.rest
 
@@ -243,18 +248,25 @@ class ScriptedEndpoint:
         self,
         method: str,
         path: str,
-        headers: Iterable[tuple[str, str]],
+        headers: Iterable[tuple[bytes, bytes]],
+        encoding: str,
         body: bytes,
         run: Callable[[Coroutine[Any, Any, WireResponse]], WireResponse],
     ) -> tuple[WireResponse, AsyncGenerator[bytes, None] | None]:
         """Answer as ``open_async`` does, from synchronous code (the sync httpx transport).
 
-        What needs no event loop runs here, in the caller's thread: parsing, a scripted
-        response or error, rendering. ``run`` runs the rest to its end on an event loop: a
-        stream, or the awaitable a responder returned.
+        ``headers`` are the request's names and values as bytes, in ``encoding``: decoding
+        them while recording saves a pass over them. What needs no event loop runs here, in
+        the caller's thread: parsing, a scripted response or error, rendering. ``run`` runs
+        the rest to its end on an event loop: a stream, or the awaitable a responder returned.
         """
         exchange = self._arrived(method, path)
-        served = self._serve(exchange, headers, body)
+        recorded = {
+            lowered: value.decode(encoding)
+            for key, value in headers
+            if (lowered := key.decode(encoding).lower()) not in SECRET_HEADERS
+        }
+        served = self._serve(exchange, recorded, body)
         response = served if isinstance(served, WireResponse) else run(served)
         return self._answered(exchange, response), exchange.rest
 
@@ -329,9 +341,12 @@ class ScriptedEndpoint:
         return self._default
 
     def _serve(
-        self, exchange: _Exchange, headers: Iterable[tuple[str, str]], raw: bytes
+        self, exchange: _Exchange, headers: dict[str, str], raw: bytes
     ) -> WireResponse | Coroutine[Any, Any, WireResponse]:
-        """Answer now what needs no event loop; return a coroutine that answers the rest."""
+        """Answer now what needs no event loop; return a coroutine that answers the rest.
+
+        ``headers`` are the ones to record: names lowercased, credentials left out.
+        """
         for name, module in _FORMATS:
             if exchange.path.endswith(module.PATH_SUFFIX):
                 exchange.wire_format, exchange.module = name, module
@@ -371,11 +386,7 @@ class ScriptedEndpoint:
             "path": exchange.path,
             "body": body,
             "raw_body": text,
-            "headers": {
-                lowered: value
-                for key, value in headers
-                if (lowered := key.lower()) not in SECRET_HEADERS
-            },
+            "headers": headers,
         }
         try:
             request: ModelRequest = module.parse_request(body, extra=extra)
@@ -656,8 +667,9 @@ def _error_summary(error: BaseException, limit: int = 500) -> str:
 
 def _depth_beyond(text: str, body: dict[str, Any], limit: int) -> int | None:
     """Return how deep ``body`` nests if that is deeper than ``limit``, else ``None``."""
-    # Nesting needs an opening bracket per level: most bodies have too few to go deep.
-    if text.count("[") + text.count("{") <= limit:
+    # Nesting needs an opening bracket per level: most bodies have too few to go deep, and
+    # one with no more characters than the limit cannot have more brackets.
+    if len(text) <= limit or text.count("[") + text.count("{") <= limit:
         return None
     deepest = 0
     stack: list[tuple[Any, int]] = [(body, 1)]

@@ -158,8 +158,8 @@ def _message_id(number: str) -> str:
 def _blocks(output: list[Any]) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     for item in output:
-        kind = item_kind(item)
         mapping = as_mapping(item)
+        kind = item_kind(mapping)
         if kind == "message" and mapping is not None:
             blocks.append({"type": "text", "text": message_text(mapping)})
         elif kind == "function_call" and mapping is not None:

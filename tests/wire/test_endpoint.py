@@ -285,6 +285,45 @@ def test_usage_reaches_every_format(path: str, body: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize(
+    ("usage", "sent"),
+    [
+        ({}, (0, 0, 0, 0, 0)),
+        (
+            {
+                "input_tokens": 9,
+                "output_tokens": 8,
+                "input_tokens_details": [{"cached_tokens": 3}, {"cached_tokens": 2}],
+                "output_tokens_details": {"reasoning_tokens": 4},
+            },
+            (9, 8, 17, 5, 4),
+        ),
+        ({"input_tokens": 2, "total_tokens": 40}, (2, 0, 40, 0, 0)),
+    ],
+)
+def test_a_responses_body_reports_every_count_of_the_steps_usage(
+    usage: dict[str, Any], sent: tuple[int, ...]
+) -> None:
+    from agents_testing import ModelResponse, Usage
+
+    model = ScriptedModel(
+        [ModelResponse(output=[assistant_message("ok")], usage=Usage(**usage))] * 2
+    )
+    endpoint = ScriptedEndpoint(model)
+
+    reported = json.loads(post(endpoint, "/v1/responses", RESPONSES).body)["usage"]
+    streamed = sse_events(post(endpoint, "/v1/responses", {**RESPONSES, "stream": True}))
+
+    for counts in (reported, streamed[-1][1]["response"]["usage"]):
+        assert (
+            counts["input_tokens"],
+            counts["output_tokens"],
+            counts["total_tokens"],
+            counts["input_tokens_details"]["cached_tokens"],
+            counts["output_tokens_details"]["reasoning_tokens"],
+        ) == sent
+
+
+@pytest.mark.parametrize(
     ("path", "body"),
     [("/v1/chat/completions", CHAT), ("/v1/responses", RESPONSES), ("/v1/messages", MESSAGES)],
 )

@@ -587,6 +587,41 @@ def test_sync_transport_serves_in_the_client_thread_and_closes_its_loop() -> Non
     model.assert_complete()
 
 
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_the_transport_records_headers_lowercased_decoded_and_without_credentials(
+    asynchronous: bool,
+) -> None:
+    model = ScriptedModel([[assistant_message("ok")]])
+    transport = scripted_transport(model)
+    url = "http://scripted.invalid/v1/responses"
+    request = {"model": "gpt-test", "input": "hi"}
+    # A value beyond ASCII makes httpx hold the headers as UTF-8.
+    sent = [
+        (b"Authorization", f"Bearer {API_KEY}".encode()),
+        (b"X-City", "Tōkyō".encode()),
+        (b"X-Trace", b"t-1"),
+    ]
+
+    if asynchronous:
+
+        async def post() -> None:
+            async with httpx.AsyncClient(transport=transport) as client:
+                await client.post(url, json=request, headers=sent)
+
+        asyncio.run(post())
+    else:
+        with httpx.Client(transport=transport) as client:
+            client.post(url, json=request, headers=sent)
+
+    recorded = model.calls[0].request.extra["headers"]
+    assert recorded["x-city"] == "Tōkyō"
+    assert recorded["x-trace"] == "t-1"
+    assert recorded["content-type"] == "application/json"
+    assert "authorization" not in recorded
+    assert all(name == name.lower() for name in recorded)
+    model.assert_complete()
+
+
 def test_sync_transport_runs_an_event_loop_only_for_a_responder_that_awaits(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
