@@ -480,12 +480,11 @@ def _response_items(parts: Sequence[ModelResponsePart]) -> list[Any]:
             if part.id is not None:
                 last["id"] = part.id
             items.append(last)
-        reasoning = last
-        summary: list[dict[str, str]] = reasoning["summary"]
+        summary: list[dict[str, str]] = last["summary"]
         if part.content:
             summary.append({"type": "summary_text", "text": part.content})
-        if part.signature is not None and "encrypted_content" not in reasoning:
-            reasoning["encrypted_content"] = part.signature
+        if part.signature is not None and "encrypted_content" not in last:
+            last["encrypted_content"] = part.signature
     return items
 
 
