@@ -462,11 +462,19 @@ def test_a_request_that_is_not_a_model_call_is_forwarded_and_not_recorded() -> N
     assert [exchange.index for exchange in proxy.recording.exchanges] == [0]
 
 
+def _bound_port(sock: socket.socket) -> int:
+    sock.bind(("127.0.0.1", 0))
+    port: int = sock.getsockname()[1]
+    return port
+
+
 def test_an_unreachable_upstream_is_a_bad_gateway_and_records_nothing() -> None:
-    real = ScriptedModel()
-    with ScriptedServer(real) as provider:
-        closed_url = provider.url  # the server stops listening when its block ends
-    with RecordingProxy(closed_url) as proxy:
+    # A port held bound but never listening refuses connections, and no server started
+    # meanwhile (the proxy's own included) can be given it, as a just-closed port could be.
+    with (
+        socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held,
+        RecordingProxy(f"http://127.0.0.1:{_bound_port(held)}") as proxy,
+    ):
         client = client_for("responses", proxy.url)
         with pytest.raises(openai.APIStatusError) as caught:
             client.responses.create(model="gpt-4.1", input="hi")
