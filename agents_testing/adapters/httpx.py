@@ -299,19 +299,25 @@ class ScriptedTransport(httpx.BaseTransport, httpx.AsyncBaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         """Answer one request from a sync client."""
         body = request.read()
-        runner = self._sync_loop()
         headers = request.headers
         # A scripted response needs no event loop: only a stream or an awaiting responder
-        # runs on the runner's loop.
+        # runs on this thread's loop, found (or made) when one of them asks for it.
         response, rest = self.endpoint._open_sync(  # pyright: ignore[reportPrivateUsage]
             request.method,
             request.url.raw_path.decode("ascii"),
             headers.raw,
             headers.encoding,
             body,
-            runner.run,
+            self._run,
         )
-        return _response(request, response, rest, runner)  # type: ignore[no-any-return]
+        if rest is None:
+            return _response(request, response)  # type: ignore[no-any-return]
+        # The rest of a stream goes on in the loop that started it: the same thread, so the
+        # same runner.
+        return _response(request, response, rest, self._sync_loop())  # type: ignore[no-any-return]
+
+    def _run(self, awaitable: Coroutine[Any, Any, WireResponse]) -> WireResponse:
+        return self._sync_loop().run(awaitable)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Answer one request from an async client."""

@@ -662,26 +662,48 @@ def test_sync_transport_runs_an_event_loop_only_for_a_responder_that_awaits(
 
 
 async def test_sync_client_inside_async_code_is_served_from_a_loop_thread() -> None:
-    model = ScriptedModel([[assistant_message("one")], [assistant_message("two")]])
+    async def awaiting(call: Any) -> list[Any]:
+        await asyncio.sleep(0)  # needs a running loop
+        return [assistant_message(f"awaited {call.index}")]
+
+    model = ScriptedModel(
+        [[assistant_message("plain")], model_responder(awaiting), model_responder(awaiting)]
+    )
     transport = scripted_transport(model)
     before = loop_threads()
     request = {"model": "gpt-test", "input": "hi"}
+    url = "http://scripted.invalid/v1/responses"
 
     # A sync client called from a running loop: the transport cannot run a loop here.
     with httpx.Client(transport=transport) as client:
-        first = client.post("http://scripted.invalid/v1/responses", json=request)
-        second = client.post("http://scripted.invalid/v1/responses", json=request)
+        plain = client.post(url, json=request)
+        started_by_plain = loop_threads() - before
+        first = client.post(url, json=request)
+        second = client.post(url, json=request)
         started = loop_threads() - before
 
-    assert (first.status_code, second.status_code) == (200, 200)
-    # One thread served both requests, and closing the client stopped it.
+    assert [r.json()["output"][0]["content"][0]["text"] for r in (plain, first, second)] == [
+        "plain",
+        "awaited 1",
+        "awaited 2",
+    ]
+    # A scripted answer needs no loop; one thread served both awaiting responders, and
+    # closing the client stopped it.
+    assert started_by_plain == set()
     assert len(started) == 1
     assert loop_threads() == before
     model.assert_complete()
 
 
+async def _awaited_answer(call: Any) -> list[Any]:
+    await asyncio.sleep(0)  # needs the transport's event loop
+    return [assistant_message(f"awaited {call.index}")]
+
+
 def test_sync_transport_serves_again_after_its_client_closed() -> None:
-    model = ScriptedModel([[assistant_message("one")], [assistant_message("two")]])
+    # Closing the first client closed the loop the awaiting responder ran on; the second
+    # client gets a new one.
+    model = ScriptedModel([model_responder(_awaited_answer), model_responder(_awaited_answer)])
     transport = scripted_transport(model)
     texts: list[str] = []
 
@@ -693,12 +715,12 @@ def test_sync_transport_serves_again_after_its_client_closed() -> None:
         ) as client:
             texts.append(client.responses.create(model="gpt-test", input="hi").output_text)
 
-    assert texts == ["one", "two"]
+    assert texts == ["awaited 0", "awaited 1"]
     model.assert_complete()
 
 
 def test_a_transport_nobody_closed_closes_its_loop_once_collected() -> None:
-    model = ScriptedModel([[assistant_message("one")]])
+    model = ScriptedModel([model_responder(_awaited_answer)])
     transport = scripted_transport(model)
     client = httpx.Client(transport=transport)
     client.post("http://scripted.invalid/v1/responses", json={"model": "gpt-test", "input": "hi"})
