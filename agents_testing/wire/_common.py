@@ -171,9 +171,14 @@ def arguments_text(item: Mapping[str, Any]) -> str:
     return dumps({} if arguments is None else arguments)
 
 
+# Made once: ``json.dumps`` with arguments builds a new encoder on every call, and a stream
+# encodes each of its events.
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def dumps(value: Any) -> str:
     """Serialize compactly, as the providers do."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return _COMPACT.encode(value)
 
 
 def sse(data: Any, event: str | None = None) -> bytes:
