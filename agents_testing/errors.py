@@ -186,7 +186,7 @@ _MODEL_STEP_HINTS = {
     "stream_responder; to script output items, put them in a list: [[item, ...]].",
     "missing_response": 'add the "response" key, or build the step with model_response([...]).',
     "invalid_response": "a response is a list of output items, or "
-    "ModelResponse(output=[...], usage=Usage()).",
+    "ModelResponse(output=[...], usage=Usage()) with a str or None response_id and request_id.",
     "missing_error": 'script an exception instance: model_error(RuntimeError("...")).',
     "invalid_error": 'script an exception instance: model_error(RuntimeError("...")).',
     "invalid_retry_advice": "pass a ModelRetryAdvice, or a synchronous function that returns "
@@ -203,7 +203,8 @@ _MODEL_STEP_HINTS = {
 }
 
 _MODEL_CALL_HINTS = {
-    "invalid_response": "the responder must return a list of output items or a ModelResponse.",
+    "invalid_response": "the responder must return a list of output items or a ModelResponse "
+    "(with a str or None response_id and request_id).",
     "invalid_stream": "the stream responder must return an iterable or async iterable of "
     "stream events.",
 }

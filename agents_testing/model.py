@@ -386,11 +386,26 @@ def _is_valid_response(value: Any) -> bool:
     if isinstance(value, list):
         return True
     if isinstance(value, ModelResponse):
-        return isinstance(value.output, list) and isinstance(value.usage, Usage)
+        return (
+            isinstance(value.output, list)
+            and isinstance(value.usage, Usage)
+            and _are_ids(value.response_id, value.request_id)
+        )
     if isinstance(value, Mapping):
         envelope = cast("Mapping[str, Any]", value)
-        return isinstance(envelope.get("output"), list) and isinstance(envelope.get("usage"), Usage)
+        return (
+            isinstance(envelope.get("output"), list)
+            and isinstance(envelope.get("usage"), Usage)
+            and _are_ids(envelope.get("response_id"), envelope.get("request_id"))
+        )
     return False
+
+
+def _are_ids(response_id: object, request_id: object) -> bool:
+    # Frameworks and the wire formats take a response's ids as text.
+    return (response_id is None or isinstance(response_id, str)) and (
+        request_id is None or isinstance(request_id, str)
+    )
 
 
 def _as_model_response(value: ModelResponse | Mapping[str, Any]) -> ModelResponse:
@@ -893,7 +908,8 @@ class ScriptedModel(CompletionContext):
         reach them then, so the record keeps them as they are instead of copying them; reads
         still detach the request as for any record.
         """
-        _check_request(request)
+        if not owned:  # an owned request was built by our own code, of the plain types
+            _check_request(request)
         _check_abort(request, None)
         calls = self._calls
         # Another thread may append meanwhile: any earlier record is as good a base to share
@@ -989,7 +1005,7 @@ class ScriptedModel(CompletionContext):
             output: list[Any] = result  # pyright: ignore[reportUnknownVariableType]
             return ModelResponse(
                 output=output,
-                usage=Usage(requests=1),
+                usage=Usage._one_request(),  # pyright: ignore[reportPrivateUsage]
                 response_id=f"scripted-response-{index + 1}",
             )
         response = _as_model_response(result)

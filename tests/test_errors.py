@@ -197,7 +197,7 @@ EXAMPLES = [
         },
         "ScriptedModel responder returned an invalid response for call #2. Call #2 "
         "(call_index=1) sent: no input; no tools: the responder must return a list of output "
-        "items or a ModelResponse.",
+        "items or a ModelResponse (with a str or None response_id and request_id).",
         id="invalid-model-step-at-call-with-summary",
     ),
     pytest.param(

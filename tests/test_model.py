@@ -219,6 +219,20 @@ MALFORMED_INPUTS = [
         ENVELOPE,
         id="envelope-usage-not-usage",
     ),
+    pytest.param(
+        ModelResponse(output=[], usage=Usage(), response_id=5),  # type: ignore[arg-type]
+        "invalid_response",
+        None,
+        ENVELOPE,
+        id="model-response-id-not-text",
+    ),
+    pytest.param(
+        {"output": [], "usage": Usage(), "request_id": b"req_1"},
+        "invalid_response",
+        None,
+        ENVELOPE,
+        id="envelope-request-id-not-text",
+    ),
     pytest.param({"type": "error"}, "missing_error", "error", MISSING_ERROR, id="no-error"),
     pytest.param(model_error(None), "invalid_error", "error", INVALID_ERROR, id="error-none"),  # type: ignore[arg-type]
     pytest.param(model_error("boom"), "invalid_error", "error", INVALID_ERROR, id="error-string"),  # type: ignore[arg-type]
@@ -1031,6 +1045,20 @@ async def test_responder_list_becomes_shorthand_response_around_the_same_list() 
     assert response.usage == Usage(requests=1)
 
 
+async def test_each_plain_list_step_reports_a_usage_of_its_own() -> None:
+    model = ScriptedModel([[assistant_message("a")], [assistant_message("b")]])
+
+    first = await model.get_response(make_request())
+    second = await model.get_response(make_request())
+    first.usage.input_tokens_details.append({"cached_tokens": 3})
+    first.usage.output_tokens_details.append({"reasoning_tokens": 4})
+
+    # Usage(requests=1), with details lists no other response shares.
+    assert second.usage == Usage(requests=1)
+    assert (second.usage.requests, second.usage.total_tokens) == (1, 0)
+    assert second.usage.request_usage_entries is None
+
+
 async def test_responder_envelope_mapping_becomes_a_model_response() -> None:
     model = ScriptedModel(
         [model_responder(lambda call: {"output": [], "usage": Usage(), "response_id": "r"})]
@@ -1110,6 +1138,13 @@ async def test_responder_exception_propagates_unchanged_and_consumes_the_step() 
         pytest.param({"output": []}, id="envelope-without-usage"),
         pytest.param(ModelResponse(output=[], usage=None), id="usage-none"),  # type: ignore[arg-type]
         pytest.param(assistant_message("hi"), id="bare-item"),
+        pytest.param(
+            ModelResponse(output=[], usage=Usage(), response_id=7),  # type: ignore[arg-type]
+            id="response-id-not-text",
+        ),
+        pytest.param(
+            {"output": [], "usage": Usage(), "request_id": ["req_1"]}, id="request-id-not-text"
+        ),
     ],
 )
 async def test_responder_invalid_result_is_invalid_response_for_the_call(returned: Any) -> None:

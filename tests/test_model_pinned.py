@@ -177,7 +177,8 @@ def test_a_scripted_response_whose_usage_was_broken_after_construction_is_refuse
     assert error.input_index == 1
     assert str(error) == (
         "ScriptedModel input #2 has an invalid response envelope. Input #2 (input_index=1): "
-        "a response is a list of output items, or ModelResponse(output=[...], usage=Usage())."
+        "a response is a list of output items, or ModelResponse(output=[...], usage=Usage()) "
+        "with a str or None response_id and request_id."
     )
 
 
@@ -198,7 +199,8 @@ async def test_a_responder_response_whose_usage_was_broken_is_a_call_error() -> 
         "ScriptedModel responder returned an invalid response for call #1. Call #1 (call_index=0)"
     )
     assert str(error).endswith(
-        "the responder must return a list of output items or a ModelResponse."
+        "the responder must return a list of output items or a ModelResponse "
+        "(with a str or None response_id and request_id)."
     )
     # The step was used: assert_complete() reports the failure even if the caller hid it.
     with pytest.raises(InvalidScriptedModelStepError) as again:
@@ -1002,7 +1004,8 @@ async def test_respond_reports_a_responders_invalid_result_with_the_call_it_answ
     assert str(info.value) == (
         "ScriptedModel responder returned an invalid response for call #2. Call #2 "
         "(call_index=1) sent: last input user message 'second'; no tools: the responder must "
-        "return a list of output items or a ModelResponse."
+        "return a list of output items or a ModelResponse (with a str or None response_id and "
+        "request_id)."
     )
     with pytest.raises(InvalidScriptedModelStepError):
         model.assert_complete()

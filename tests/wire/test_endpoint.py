@@ -387,6 +387,48 @@ def test_a_response_scripted_without_an_id_is_numbered_by_its_call() -> None:
 
 
 @pytest.mark.parametrize(
+    ("response_id", "wire_id"),
+    [
+        ("scripted-response-7", "chatcmpl-scripted-7"),
+        ("scripted-response-\u0663", "chatcmpl-scripted-\u0663"),  # a decimal digit, as \\d
+        ("scripted-response-\u00b2", "scripted-response-\u00b2"),  # a digit, not a decimal
+        ("scripted-response-", "scripted-response-"),
+        ("scripted-response-7b", "scripted-response-7b"),
+        ("my-response-7", "my-response-7"),
+    ],
+)
+def test_a_scripted_response_id_is_numbered_only_when_it_is_the_cores_own(
+    response_id: str, wire_id: str
+) -> None:
+    from agents_testing import ModelResponse, Usage
+
+    named = ModelResponse([assistant_message("ok")], Usage(), response_id=response_id)
+    endpoint = ScriptedEndpoint(ScriptedModel([named]))
+
+    assert json.loads(post(endpoint, "/v1/chat/completions", CHAT).body)["id"] == wire_id
+
+
+def test_a_responder_answering_with_an_id_that_is_not_text_is_a_broken_script() -> None:
+    from agents_testing import InvalidScriptedModelStepError, ModelResponse, Usage, model_responder
+
+    answer = ModelResponse([assistant_message("ok")], Usage(), response_id=5)  # type: ignore[arg-type]
+    model = ScriptedModel([model_responder(lambda call: answer)])
+    endpoint = ScriptedEndpoint(model)
+
+    response = post(endpoint, "/v1/messages", MESSAGES)
+
+    # A broken script: refused with the reason and the fix, and not retried.
+    assert response.status == 400
+    assert dict(response.headers)["x-should-retry"] == "false"
+    message = json.loads(response.body)["error"]["message"]
+    assert "responder returned an invalid response for call #1" in message
+    assert "str or None response_id" in message
+    with pytest.raises(InvalidScriptedModelStepError) as caught:
+        endpoint.assert_complete()
+    assert (caught.value.reason, caught.value.call_index) == ("invalid_response", 0)
+
+
+@pytest.mark.parametrize(
     ("arguments", "text"),
     [({"city": "Tōkyō", "days": 2}, '{"city":"Tōkyō","days":2}'), (None, "{}")],
 )
