@@ -404,6 +404,24 @@ class Usage:
             ]
             self.request_usage_entries = normalized or None
 
+    @classmethod
+    def _one_request(cls) -> "Usage":
+        """Return ``Usage(requests=1)``, made without checking arguments it has none of.
+
+        Every call served from a plain list of items reports this usage.
+        """
+        usage = object.__new__(cls)
+        usage.__dict__.update(
+            requests=1,
+            input_tokens=0,
+            output_tokens=0,
+            total_tokens=0,
+            input_tokens_details=[],
+            output_tokens_details=[],
+            request_usage_entries=None,
+        )
+        return usage
+
 
 @_dataclass()
 class ModelResponse:

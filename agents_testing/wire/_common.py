@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, cast
@@ -28,7 +27,7 @@ __all__ = [
 # A fixed timestamp keeps every rendered response byte-for-byte reproducible.
 CREATED_AT = 1_700_000_000
 
-_SCRIPTED_ID = re.compile(r"scripted-response-(\d+)")
+_SCRIPTED_PREFIX = "scripted-response-"
 
 
 class InvalidBody(ValueError):
@@ -120,8 +119,11 @@ def call_number(response: ModelResponse, fallback: int) -> str:
     response_id = response.response_id
     if response_id is None:
         return str(fallback)
-    match = _SCRIPTED_ID.fullmatch(response_id)
-    return match.group(1) if match else response_id
+    if response_id.startswith(_SCRIPTED_PREFIX):
+        number = response_id[len(_SCRIPTED_PREFIX) :]
+        if number.isdecimal():  # what ``\d+`` matches
+            return number
+    return response_id
 
 
 def as_list(value: Any) -> list[Any]:

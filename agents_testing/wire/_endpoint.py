@@ -279,14 +279,17 @@ class ScriptedEndpoint:
 
     def _answered(self, exchange: _Exchange, response: WireResponse) -> WireResponse:
         index = exchange.index
-        record = WireExchange(
-            index,
-            exchange.method,
-            exchange.path,
-            response.status,
-            exchange.wire_format,
-            exchange.model,
-            exchange.stream,
+        # The frozen dataclass's fields set at once, as its __init__ would one by one: this
+        # runs for every request.
+        record = object.__new__(WireExchange)
+        record.__dict__.update(
+            index=index,
+            method=exchange.method,
+            path=exchange.path,
+            status=response.status,
+            wire_format=exchange.wire_format,
+            model=exchange.model,
+            stream=exchange.stream,
         )
         with self._lock:
             self._slots[index] = record
