@@ -20,13 +20,9 @@ import contextlib
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from ..voice import VirtualClock
+from ..voice import VirtualClock, _settle  # pyright: ignore[reportPrivateUsage]
 
 __all__ = ["loop_on_clock"]
-
-# Loop iterations without anything new to run before the driver moves time: enough for the
-# tasks woken at one instant to hand their data along (queues, events, nested generators).
-_SETTLE_ROUNDS = 64
 
 
 @contextlib.asynccontextmanager
@@ -70,8 +66,8 @@ async def _drive(
 ) -> None:
     ready: Any = getattr(loop, "_ready", None)
     while True:
-        for _ in range(_SETTLE_ROUNDS):
-            await asyncio.sleep(0)
+        # Let the tasks woken at one instant hand their data along before time moves on.
+        await _settle()
         if ready is not None and len(ready) > 1:
             continue  # something besides this driver is still running: let it
         deadlines: list[float] = []
