@@ -227,6 +227,20 @@ MALFORMED_INPUTS = [
         id="model-response-id-not-text",
     ),
     pytest.param(
+        ModelResponse(output=[], usage=Usage(), request_id=1),  # type: ignore[arg-type]
+        "invalid_response",
+        None,
+        ENVELOPE,
+        id="model-response-request-id-not-text",
+    ),
+    pytest.param(
+        {"output": [], "usage": Usage(), "response_id": 5},
+        "invalid_response",
+        None,
+        ENVELOPE,
+        id="envelope-id-not-text",
+    ),
+    pytest.param(
         {"output": [], "usage": Usage(), "request_id": b"req_1"},
         "invalid_response",
         None,
