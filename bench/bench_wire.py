@@ -362,6 +362,46 @@ def memory_row(calls: int) -> Row:
     )
 
 
+def tracked_per_request(make_transport: Callable[[int], Any], calls: int) -> float:
+    """Objects the garbage collector tracks, kept per ``responses.create`` (after a warm-up).
+
+    Every object a recorder keeps is one more for each full collection to walk, and brings the
+    next one closer: in time, that is the part of recording's cost that grows with the test
+    process's heap, which the instruction counts (each block starts with the heap frozen)
+    leave out. The floor keeps none.
+    """
+    client = Side("openai", make_transport).client(make_transport(calls + 1))
+    responses_call(client)
+    gc.collect()
+    before = len(gc.get_objects())
+    for _ in range(calls):
+        responses_call(client)
+    gc.collect()  # also untracks the kept dicts that hold only atomic values, as a collection does
+    kept = len(gc.get_objects()) - before
+    client.close()
+    return kept / calls
+
+
+def tracked_row(calls: int) -> Row:
+    import httpx
+
+    plain = lambda: [WEATHER]  # noqa: E731
+    answer = canned(httpx, "openai", plain, responses_call)
+    ours = tracked_per_request(scripted(plain), calls)
+    respx = tracked_per_request(respx_side(answer, "/responses"), calls)
+    return Row(
+        GROUP,
+        f"objects tracked by the garbage collector, kept per recorded responses.create, "
+        f"{calls} requests",
+        "respx route returning our bytes",
+        ours,
+        respx,
+        "objects",
+        ours / respx,
+        "<= 1.0",
+    )
+
+
 def rows(quick: bool) -> list[Row]:
     if counting_instructions():
         # Counts repeat, so one repeat, at small sizes: callgrind runs these rows about 100x
@@ -371,10 +411,12 @@ def rows(quick: bool) -> list[Row]:
             *request_rows(1, 2 if quick else 5, 1, 20 if quick else 200),
             long_script_row(1, 60 if quick else 200, 10 if quick else 20),
             memory_row(20 if quick else 50),
+            tracked_row(20 if quick else 50),
         ]
     repeats = 1 if quick else 7
     return [
         *request_rows(repeats, 20 if quick else 300, 5 if quick else 30, 20 if quick else 200),
         long_script_row(1 if quick else 3, 200 if quick else 10_000, 20 if quick else 100),
         memory_row(20 if quick else 500),
+        tracked_row(20 if quick else 500),
     ]
