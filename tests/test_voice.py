@@ -734,3 +734,49 @@ async def test_a_turn_keeps_the_users_timeline_when_the_reader_comes_back_late()
         if event.type == "speech_started":
             started.append(event.at)
     assert started == [0.0, 2.0]  # the second turn is timed from the first final (1.0)
+
+
+class _TurnCountingLoop(asyncio.SelectorEventLoop):
+    """The standard loop, counting its turns (one per ``_run_once``)."""
+
+    turns = 0
+
+    def _run_once(self) -> None:
+        self.turns += 1
+        super()._run_once()  # type: ignore[misc]
+
+
+def _turns_taken(make: Any) -> int:
+    loop = _TurnCountingLoop()
+    try:
+        loop.run_until_complete(make())
+        return loop.turns
+    finally:
+        loop.close()
+
+
+def test_the_clock_moves_on_as_soon_as_every_other_task_waits() -> None:
+    async def advance_alone() -> None:
+        clock = VirtualClock()
+        clock.call_at(1.0, lambda: None)
+        clock.call_at(2.0, lambda: None)
+        await clock.advance_to(3.0)
+
+    async def advance_beside_a_busy_task() -> None:
+        clock = VirtualClock()
+        clock.call_at(1.0, lambda: None)
+        clock.call_at(2.0, lambda: None)
+        async def spin() -> None:
+            for _ in range(10_000):  # always ready: the loop never idles
+                await asyncio.sleep(0)
+
+        task = asyncio.get_running_loop().create_task(spin())
+        await clock.advance_to(3.0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    # Four settles (before, after each of the two instants, at the end): a few turns each
+    # when nothing else runs; the 64 turns each allows when something keeps running.
+    assert _turns_taken(advance_alone) < 20
+    assert _turns_taken(advance_beside_a_busy_task) >= 4 * 64
