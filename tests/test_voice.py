@@ -766,6 +766,7 @@ def test_the_clock_moves_on_as_soon_as_every_other_task_waits() -> None:
         clock = VirtualClock()
         clock.call_at(1.0, lambda: None)
         clock.call_at(2.0, lambda: None)
+
         async def spin() -> None:
             for _ in range(10_000):  # always ready: the loop never idles
                 await asyncio.sleep(0)
