@@ -9,6 +9,9 @@ from typing import Any, cast
 
 from ..items import ModelResponse, Usage
 
+# A string-keyed mapping, named once: a cast to it builds no type object per call.
+_Fields = Mapping[str, Any]
+
 __all__ = [
     "CREATED_AT",
     "InvalidBody",
@@ -105,9 +108,7 @@ def _detail_sum(details: Any, key: str) -> int:
         entries = [details]
     else:
         return 0
-    return sum(
-        _int(cast("Mapping[str, Any]", d).get(key)) for d in entries if isinstance(d, Mapping)
-    )
+    return sum(_int(cast(_Fields, d).get(key)) for d in entries if isinstance(d, Mapping))
 
 
 def call_number(response: ModelResponse, fallback: int) -> str:
@@ -135,8 +136,8 @@ def as_list(value: Any) -> list[Any]:
 def as_mapping(value: Any) -> Mapping[str, Any] | None:
     """Return ``value`` as a string-keyed mapping, or ``None`` if it is not one."""
     if type(value) is dict:  # the usual case, decided before the costlier ABC check
-        return cast("dict[str, Any]", value)
-    return cast("Mapping[str, Any]", value) if isinstance(value, Mapping) else None
+        return cast(_Fields, value)
+    return cast(_Fields, value) if isinstance(value, Mapping) else None
 
 
 def item_kind(item: Any) -> str | None:
@@ -189,4 +190,4 @@ def sse(data: Any, event: str | None = None) -> bytes:
     head = f"event: {event}\n" if event is not None else ""
     # A lone surrogate (JSON allows one, escaped) cannot be UTF-8: write it back as the
     # JSON escape it came in as, rather than fail the stream.
-    return f"{head}data: {text}\n\n".encode("utf-8", "backslashreplace")
+    return f"{head}data: {text}\n\n".encode(errors="backslashreplace")  # UTF-8

@@ -489,6 +489,77 @@ def test_a_stream_usage_takes_token_details_as_a_mapping_or_a_list_of_them(
     assert details == counts
 
 
+@pytest.mark.parametrize(
+    ("usage", "sent"),
+    [
+        # Each count alone: none of them may be read as "no usage" and zeroed.
+        ({"input_tokens": 5, "total_tokens": 0}, (5, 0, 0, 0, 0)),
+        ({"output_tokens": 6, "total_tokens": 0}, (0, 6, 0, 0, 0)),
+        ({"total_tokens": 7}, (0, 0, 7, 0, 0)),
+        ({"input_tokens_details": {"cached_tokens": 3}}, (0, 0, 0, 3, 0)),
+        ({"output_tokens_details": {"reasoning_tokens": 4}}, (0, 0, 0, 0, 4)),
+        # Without a total, the total is the input and output counts added.
+        ({"input_tokens": 5, "output_tokens": 6}, (5, 6, 11, 0, 0)),
+    ],
+)
+def test_a_stream_usage_reports_each_count_it_was_given(
+    usage: dict[str, Any], sent: tuple[int, ...]
+) -> None:
+    done = {"type": "response_done", "response": {"output": [], "usage": usage}}
+    endpoint = ScriptedEndpoint(ScriptedModel([model_stream([done])]))
+
+    events = sse_events(post(endpoint, "/v1/responses", {**RESPONSES, "stream": True}))
+
+    reported = events[-1][1]["response"]["usage"]
+    assert (
+        reported["input_tokens"],
+        reported["output_tokens"],
+        reported["total_tokens"],
+        reported["input_tokens_details"]["cached_tokens"],
+        reported["output_tokens_details"]["reasoning_tokens"],
+    ) == sent
+
+
+def test_output_items_scripted_as_read_only_mappings_are_served_like_dicts() -> None:
+    from types import MappingProxyType
+
+    items = [
+        MappingProxyType(assistant_message("Checking.")),
+        MappingProxyType(
+            {"type": "function_call", "name": "get_weather", "call_id": "c1", "arguments": "{}"}
+        ),
+    ]
+    endpoint = ScriptedEndpoint(ScriptedModel([list(items) for _ in range(3)]))
+
+    chat = json.loads(post(endpoint, "/v1/chat/completions", CHAT).body)["choices"][0]
+    anthropic = json.loads(post(endpoint, "/v1/messages", MESSAGES).body)["content"]
+    responses = json.loads(post(endpoint, "/v1/responses", RESPONSES).body)["output"]
+
+    assert chat["message"]["content"] == "Checking."
+    assert chat["message"]["tool_calls"][0]["function"]["name"] == "get_weather"
+    assert [block["type"] for block in anthropic] == ["text", "tool_use"]
+    assert anthropic[0]["text"] == "Checking."
+    assert [item["type"] for item in responses] == ["message", "function_call"]
+    endpoint.assert_complete()
+
+
+@pytest.mark.parametrize(("item_type", "named"), [(5, "'dict'"), ("image", "'image'")])
+def test_an_item_anthropic_cannot_carry_is_named_by_its_type_if_it_is_text(
+    item_type: Any, named: str
+) -> None:
+    from agents_testing import WireRequestError
+
+    endpoint = ScriptedEndpoint(ScriptedModel([[{"type": item_type}]]))
+
+    response = post(endpoint, "/v1/messages", MESSAGES)
+
+    assert response.status == 500
+    with pytest.raises(WireRequestError) as caught:
+        endpoint.assert_complete()
+    assert caught.value.reason == "unsupported_output"
+    assert f"has no output item of type {named}" in str(caught.value)
+
+
 def test_exact_stream_step_streams_its_deltas_then_the_remaining_items() -> None:
     model = ScriptedModel(
         [
