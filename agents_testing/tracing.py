@@ -170,7 +170,7 @@ def normalize_trace(
     """
     keep = _patterns(attributes, "attributes") if attributes is not None else None
     drop = _patterns(ignore, "ignore")
-    given = type(cast(object, records)).__name__
+    given = type(records).__name__
     if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Iterable):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"normalize_trace records must be an iterable of SpanRecord, got {given}.")
     ordered: list[SpanRecord] = []
