@@ -140,11 +140,11 @@ def _spans(value: object, what: str) -> tuple[TraceSpan, ...]:
     kind = type(value).__name__
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
         raise TypeError(f"{what} must be a tuple of TraceSpan, got {kind}.")
-    spans: tuple[object, ...] = tuple(cast("Iterable[object]", value))
+    spans: tuple[object, ...] = tuple(cast(Iterable[object], value))
     for span in spans:
         if not isinstance(span, TraceSpan):
             raise TypeError(f"{what} must hold TraceSpan objects, got {type(span).__name__}.")
-    return cast("tuple[TraceSpan, ...]", spans)
+    return cast(tuple[TraceSpan, ...], spans)
 
 
 def normalize_trace(
@@ -170,11 +170,11 @@ def normalize_trace(
     """
     keep = _patterns(attributes, "attributes") if attributes is not None else None
     drop = _patterns(ignore, "ignore")
-    given = type(cast("object", records)).__name__
+    given = type(records).__name__
     if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, Iterable):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise TypeError(f"normalize_trace records must be an iterable of SpanRecord, got {given}.")
     ordered: list[SpanRecord] = []
-    by_id: dict[Hashable, SpanRecord] = {}
+    ids: set[Hashable] = set()
     for position, record in enumerate(records):
         if not isinstance(record, SpanRecord):
             raise TypeError(
@@ -182,17 +182,17 @@ def normalize_trace(
                 f"{type(record).__name__}."
             )
         _check_record(record, position)
-        if record.span_id in by_id:
+        if record.span_id in ids:
             raise ValueError(
                 f"normalize_trace records[{position}] repeats span id {record.span_id!r}; "
                 "each captured span needs its own id."
             )
-        by_id[record.span_id] = record
+        ids.add(record.span_id)
         ordered.append(record)
     children: dict[Hashable, list[SpanRecord]] = {}
     roots: list[SpanRecord] = []
     for record in ordered:
-        if record.parent_id is None or record.parent_id not in by_id:
+        if record.parent_id is None or record.parent_id not in ids:
             roots.append(record)
         else:
             children.setdefault(record.parent_id, []).append(record)
@@ -288,12 +288,15 @@ def _selected(
             continue
         if any(fnmatch.fnmatchcase(name, pattern) for pattern in drop):
             continue
-        selected[name] = _plain(attributes[name], record, name)
+        selected[name] = _plain(attributes[name], record, f"attribute {name!r}")
     return dict(sorted(selected.items()))
 
 
-def _plain(value: Any, record: SpanRecord, where: str) -> Any:
-    """Return ``value`` as JSON-like plain data, refusing what a snapshot could not hold."""
+def _plain(value: Any, record: SpanRecord, label: str) -> Any:
+    """Return ``value`` as JSON-like plain data, refusing what a snapshot could not hold.
+
+    ``label`` names the value in an error message (``"error"``, ``"attribute 'name'"``).
+    """
 
     def convert(item: Any, depth: int, path: str, seen: frozenset[int]) -> Any:
         if item is None or isinstance(item, (str, bool, int)):
@@ -333,7 +336,6 @@ def _plain(value: Any, record: SpanRecord, where: str) -> Any:
             "in the collector or leave the attribute out with ignore=."
         )
 
-    label = "error" if where == "error" else f"attribute {where!r}"
     return convert(value, 0, label, frozenset())
 
 
@@ -419,7 +421,7 @@ def _token_count(value: Any) -> bool:
 def _finish_reasons(value: Any) -> bool:
     if not isinstance(value, list):
         return False
-    entries = cast("list[object]", value)
+    entries = cast(list[object], value)
     return bool(entries) and all(_non_empty_str(entry) for entry in entries)
 
 
