@@ -315,7 +315,7 @@ def mcp_tool_result(
 
 def mcp_image(data: bytes, mime_type: str = "image/png") -> dict[str, Any]:
     """Build an image content block from raw bytes (sent base64-encoded)."""
-    return {"type": "image", "data": base64.b64encode(data).decode("ascii"), "mimeType": mime_type}
+    return {"type": "image", "data": base64.b64encode(data).decode(), "mimeType": mime_type}
 
 
 def mcp_progress(
@@ -582,7 +582,7 @@ class ScriptedMCPServer(CompletionContext):
                     f"notifications[{index}] must be a mapping with a str method, such as "
                     f"mcp_tools_changed(); got {_describe.value(notification, 40)}"
                 )
-            params = snapshot(dict(cast("Mapping[str, Any]", notification.get("params", {}))))
+            params = snapshot(dict(notification.get("params", {})))
             messages.append({"jsonrpc": "2.0", "method": notification["method"], "params": params})
         host = self._host
         if host is not None and messages:
@@ -1054,7 +1054,7 @@ def _normalized(method: StepMethod, name: str, value: Any) -> dict[str, Any]:
         if isinstance(value, str):
             return {"contents": [{"uri": name, "mimeType": "text/plain", "text": value}]}
         if isinstance(value, (bytes, bytearray)):
-            blob = base64.b64encode(bytes(value)).decode("ascii")
+            blob = base64.b64encode(bytes(value)).decode()
             return {
                 "contents": [{"uri": name, "mimeType": "application/octet-stream", "blob": blob}]
             }
@@ -1076,12 +1076,17 @@ def _result_summary(result: dict[str, Any]) -> str:
     """Describe a normalized result by its first text, as a reader of the script knows it."""
     blocks: list[Any] = result.get("content") or result.get("contents") or []
     messages: list[Any] = result.get("messages") or []
-    if messages and isinstance(messages[0], dict):
-        blocks = [cast("dict[str, Any]", messages[0]).get("content")]
+    if messages:
+        blocks = [_field(messages[0], "content")]
     first: Any = blocks[0] if blocks else None
-    text: Any = cast("dict[str, Any]", first).get("text") if isinstance(first, dict) else None
+    text = _field(first, "text")
     shown = _describe.value(text, 40) if isinstance(text, str) else _describe.value(first, 40)
     return ("tool error " if result.get("isError") is True else "") + shown
+
+
+def _field(value: object, key: str) -> Any:
+    """Return ``value[key]`` when ``value`` is a dict, else ``None``."""
+    return cast("dict[str, Any]", value).get(key) if isinstance(value, dict) else None
 
 
 def _is_block(block: object) -> bool:
@@ -1126,7 +1131,7 @@ def _call_summary(call: MCPCall) -> str:
 
 def _addressed(message: Mapping[str, Any], call: MCPCall) -> dict[str, Any] | None:
     """Return a step's notification as a JSON-RPC message for this call, or None to skip it."""
-    params = dict(cast("Mapping[str, Any]", message.get("params", {})))
+    params: dict[str, Any] = dict(message.get("params", {}))
     if message["method"] == "notifications/progress":
         token = _meta(call.__dict__["params"]).get("progressToken")
         if token is None:

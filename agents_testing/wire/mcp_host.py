@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import re
 import secrets
 import sys
 import threading
@@ -38,6 +39,8 @@ _HEAD_LIMIT = 64 * 1024
 _SESSION_HEADER = "mcp-session-id"
 _RELAY_SCRIPT = str(Path(__file__).with_name("mcp_stdio.py"))
 _GONE: Any = object()
+# Hex digits only: int() would also take a sign, a 0x prefix or underscores.
+_CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]+")
 
 _REASONS = {
     200: "OK",
@@ -554,10 +557,10 @@ async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
     total = 0
     while True:
         size_line = await reader.readuntil(b"\r\n")
-        try:
-            size = int(size_line.split(b";")[0].strip() or b"0", 16)
-        except ValueError:
-            raise _BadRequest(400, "malformed chunk size") from None
+        digits = size_line.split(b";")[0].strip()  # a chunk extension is ignored
+        if _CHUNK_SIZE.fullmatch(digits) is None:
+            raise _BadRequest(400, "malformed chunk size")
+        size = int(digits, 16)
         if size == 0:
             await reader.readuntil(b"\r\n")
             return b"".join(parts)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import pickle
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -20,6 +22,7 @@ from agents_testing.errors import (
 from agents_testing.mcp import (
     MCPCall,
     MCPSessionDropped,
+    MCPStep,
     ScriptedMCPServer,
     mcp_get_prompt,
     mcp_image,
@@ -628,3 +631,380 @@ def test_changing_the_offer_refuses_bad_input(call: Any, error: type) -> None:
         call(server)
 
     assert [tool["name"] for tool in server.offered_tools] == ["a"]
+
+
+LONG = "a text longer than forty characters, to be cut short"
+
+
+def named_responder(call: MCPCall) -> str:
+    return "x"
+
+
+def test_unused_steps_describe_each_kind_of_answer() -> None:
+    server = ScriptedMCPServer(
+        [
+            mcp_tool_call("r", respond=named_responder),
+            mcp_tool_call("p", respond=functools.partial(named_responder)),
+            mcp_tool_call("h", hang=True),
+            mcp_tool_call("d", drop_session=True),
+            mcp_tool_call("e", error=ScriptedJSONRPCError(-32602, LONG)),
+            mcp_tool_call("t", result=LONG),
+            mcp_tool_call("b", result=[]),
+            mcp_tool_call("i", result=[mcp_image(b"\x89PNG" * 10)]),
+            mcp_tool_call("x", result=mcp_tool_result("no such city", is_error=True)),
+            mcp_read_resource("file:///notes.txt", result=LONG),
+            mcp_get_prompt("greet", result=LONG),
+        ]
+    )
+
+    with pytest.raises(UnconsumedMCPStepsError) as raised:
+        server.assert_complete()
+
+    # Long answers are cut to 40 characters; a result is shown by its first text.
+    cut = "'a text longer than forty characters,..."
+    assert [step["summary"] for step in raised.value.pending_steps] == [
+        "tools/call r(any arguments) -> respond named_responder",
+        "tools/call p(any arguments) -> respond function",  # a callable without a __name__
+        "tools/call h(any arguments) -> hang",
+        "tools/call d(any arguments) -> drop session",
+        "tools/call e(any arguments) -> error ScriptedJSONRPCError('JSON-RPC error ...",
+        f"tools/call t(any arguments) -> {cut}",
+        "tools/call b(any arguments) -> None",  # no content block at all
+        "tools/call i(any arguments) -> {'type': 'image', 'data': 'iVBOR4lQTk...",
+        "tools/call x(any arguments) -> tool error 'no such city'",
+        f"resources/read file:///notes.txt(any arguments) -> {cut}",
+        f"prompts/get greet(any arguments) -> {cut}",
+    ]
+    assert [step["step_index"] for step in raised.value.pending_steps] == list(range(11))
+    assert "Remove the steps the workflow does not need" in str(raised.value)
+
+
+def test_resource_and_prompt_steps_answer_from_a_responder_or_an_error() -> None:
+    missing = ScriptedJSONRPCError(-32002, "Resource not found", {"uri": "file:///gone"})
+    refused = ScriptedJSONRPCError(-32602, "Unknown prompt")
+    server = ScriptedMCPServer(
+        [
+            mcp_read_resource("file:///a", respond=lambda call: f"read {call.uri}"),
+            mcp_read_resource("file:///gone", error=missing),
+            mcp_get_prompt("greet", {"who": "Ada"}, respond=lambda call: f"hi {call.name}"),
+            mcp_get_prompt("greet", error=refused),
+            mcp_read_resource("file:///maybe", result="x", optional=True),
+            mcp_get_prompt("maybe", result="x", optional=True),
+        ]
+    )
+
+    read = serve(server, "resources/read", {"uri": "file:///a"})
+    assert read["contents"][0]["text"] == "read file:///a"
+    with pytest.raises(ScriptedJSONRPCError) as raised:
+        serve(server, "resources/read", {"uri": "file:///gone"})
+    assert raised.value is missing
+    prompt = serve(server, "prompts/get", {"name": "greet", "arguments": {"who": "Ada"}})
+    assert prompt["messages"][0]["content"]["text"] == "hi greet"
+    with pytest.raises(ScriptedJSONRPCError) as raised:
+        serve(server, "prompts/get", {"name": "greet", "arguments": {}})
+    assert raised.value is refused
+    server.assert_complete()  # the optional steps are not required
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        pytest.param(lambda: mcp_read_resource("file:///a", result="x"), id="resource"),
+        pytest.param(lambda: mcp_get_prompt("greet", result="x"), id="prompt"),
+        pytest.param(lambda: mcp_tool_call("t", result="x"), id="tool"),
+    ],
+)
+def test_a_step_answers_at_once_and_is_required_unless_told_otherwise(
+    build: Callable[[], MCPStep],
+) -> None:
+    step = build()  # built in the test, not when the tests are collected
+
+    assert (step.delay, step.hang, step.optional, step.drop_session) == (0.0, False, False, False)
+    with pytest.raises(UnconsumedMCPStepsError):
+        ScriptedMCPServer([step]).assert_complete()
+
+
+def test_a_prompt_step_matches_its_arguments() -> None:
+    server = ScriptedMCPServer([mcp_get_prompt("greet", {"who": "Ada"}, result="hi")])
+
+    with pytest.raises(UnexpectedMCPCallError) as raised:
+        serve(server, "prompts/get", {"name": "greet", "arguments": {"who": "Bob"}})
+
+    assert raised.value.expected == "prompts/get greet({'who': 'Ada'})"
+    assert raised.value.call_summary == "greet({'who': 'Bob'})"
+
+
+def test_an_unexpected_resource_read_is_summarized_by_its_uri() -> None:
+    uri = "file:///" + "n" * 100
+    server = ScriptedMCPServer([mcp_read_resource("file:///a", result="x")])
+
+    with pytest.raises(UnexpectedMCPCallError) as raised:
+        serve(server, "resources/read", {"uri": uri})
+
+    assert raised.value.call_summary == repr(uri)[:77] + "..."  # cut to 80 characters
+    assert raised.value.expected == "resources/read file:///a(any arguments)"
+
+
+def test_the_notification_builders_make_mcp_messages() -> None:
+    assert mcp_log("warning", {"disk": "full"}, logger="storage") == {
+        "method": "notifications/message",
+        "params": {"level": "warning", "data": {"disk": "full"}, "logger": "storage"},
+    }
+    assert mcp_tools_changed() == {"method": "notifications/tools/list_changed", "params": {}}
+    assert mcp_image(b"\x89PNG") == {"type": "image", "data": "iVBORw==", "mimeType": "image/png"}
+    assert mcp_image(b"GIF8", "image/gif")["mimeType"] == "image/gif"
+
+
+def test_a_step_notification_without_params_is_sent_with_empty_params() -> None:
+    changed = {"method": "notifications/resources/list_changed"}
+    server = ScriptedMCPServer([mcp_tool_call("t", result="x", notifications=[changed])])
+    notified: list[dict[str, Any]] = []
+
+    serve(server, "tools/call", {"name": "t", "arguments": {}}, notified)
+
+    assert notified == [
+        {"jsonrpc": "2.0", "method": "notifications/resources/list_changed", "params": {}}
+    ]
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        pytest.param([{"text": "a block without a type"}], id="no-type"),
+        pytest.param(["a bare string"], id="not-a-mapping"),
+    ],
+)
+def test_a_content_block_needs_a_str_type(result: Any) -> None:
+    with pytest.raises(InvalidScriptedMCPStepError) as raised:
+        ScriptedMCPServer([mcp_tool_call("t", result=result)])
+
+    error = raised.value
+    assert (error.reason, error.input_index) == ("invalid_result", 0)
+    assert error.detail == "tools/call content blocks are mappings with a str type"
+    assert "a list of content blocks" in str(error)
+
+
+def test_notify_clients_refuses_a_notification_without_a_method_showing_it() -> None:
+    server = ScriptedMCPServer()
+    odd = {"params": {}, "note": "n" * 60}
+
+    with pytest.raises(TypeError) as raised:
+        server.notify_clients(mcp_log("info", "x"), odd)
+
+    assert str(raised.value) == (
+        "notifications[1] must be a mapping with a str method, such as mcp_tools_changed(); "
+        f"got {repr(odd)[:37]}..."  # the notification, cut to 40 characters
+    )
+
+
+def test_set_tools_checks_and_completes_the_tools_as_the_constructor_does() -> None:
+    server = ScriptedMCPServer()
+
+    with pytest.raises(ValueError, match=r'^tools\[0\] "inputSchema" must be a JSON schema'):
+        server.set_tools([{"name": "b", "inputSchema": "not a schema"}])
+
+    server.set_tools([{"name": "b"}])
+    assert server.offered_tools == (
+        {"name": "b", "inputSchema": {"type": "object", "properties": {}}},
+    )
+
+
+def test_a_with_block_that_raises_keeps_its_own_error() -> None:
+    with (
+        pytest.raises(ValueError, match="the block's own error"),
+        ScriptedMCPServer([mcp_tool_call("a", result="x")]),
+    ):
+        raise ValueError("the block's own error")
+
+
+async def test_an_async_with_block_that_raises_keeps_its_own_error() -> None:
+    with pytest.raises(ValueError, match="the block's own error"):
+        async with ScriptedMCPServer([mcp_tool_call("a", result="x")]):
+            raise ValueError("the block's own error")
+
+
+def test_the_repr_shows_the_tools_the_calls_and_the_steps_left() -> None:
+    server = ScriptedMCPServer(
+        [mcp_tool_call("a", result="x"), mcp_tool_call("b", result="y")],
+        tools=[mcp_tool("a"), mcp_tool("b")],
+    )
+    call_tool(server, "a", {})
+
+    assert repr(server) == "<ScriptedMCPServer tools=[a, b] calls=1 remaining_steps=1>"
+
+
+RESOURCES_CAPABILITY = {"resources": {"listChanged": False, "subscribe": False}}
+
+
+@pytest.mark.parametrize(
+    ("build", "expected"),
+    [
+        pytest.param(lambda: ScriptedMCPServer(), {}, id="nothing"),
+        pytest.param(
+            lambda: ScriptedMCPServer(resources=[{"uri": "file:///a", "name": "a"}]),
+            RESOURCES_CAPABILITY,
+            id="resources",
+        ),
+        pytest.param(
+            lambda: ScriptedMCPServer(resource_templates=[{"uriTemplate": "file:///{x}"}]),
+            RESOURCES_CAPABILITY,
+            id="templates",
+        ),
+        pytest.param(
+            lambda: ScriptedMCPServer([mcp_read_resource("file:///a", result="x")]),
+            RESOURCES_CAPABILITY,
+            id="resource-step",
+        ),
+        pytest.param(
+            lambda: ScriptedMCPServer([mcp_get_prompt("p", result="x")]),
+            {"prompts": {"listChanged": False}},
+            id="prompt-step",
+        ),
+    ],
+)
+def test_capabilities_name_resources_and_prompts_when_offered_or_scripted(
+    build: Callable[[], ScriptedMCPServer], expected: dict[str, Any]
+) -> None:
+    answer = serve(build(), "initialize", {"protocolVersion": "2025-11-25"})
+
+    assert answer["capabilities"] == {"tools": {"listChanged": False}, **expected}
+
+
+def test_capabilities_given_are_sent_as_given() -> None:
+    given = {"tools": {}, "experimental": {"x": 1}}
+    server = ScriptedMCPServer(capabilities=given)
+
+    assert serve(server, "initialize", {"protocolVersion": "2025-11-25"})["capabilities"] == given
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "detail"),
+    [
+        pytest.param(
+            "tools/call", {"name": 5}, "needs a str name and an arguments object", id="tool"
+        ),
+        pytest.param(
+            "tools/call",
+            {"name": "t", "arguments": [1]},
+            "needs a str name and an arguments object",
+            id="tool-arguments",
+        ),
+        pytest.param("prompts/get", {}, "needs a str name and an arguments object", id="prompt"),
+        pytest.param("resources/read", {"uri": 5}, "needs a str uri", id="resource"),
+    ],
+)
+def test_a_call_without_its_name_or_uri_is_invalid_params_and_a_violation(
+    method: str, params: dict[str, Any], detail: str
+) -> None:
+    server = ScriptedMCPServer([mcp_tool_call("t", result="x")])
+
+    with pytest.raises(ScriptedJSONRPCError) as raised:
+        serve(server, method, params)
+
+    assert (raised.value.code, raised.value.message, raised.value.data) == (
+        -32602,
+        "Invalid request parameters",
+        detail,
+    )
+    with pytest.raises(MCPProtocolError) as failed:
+        server.assert_complete()
+    error = failed.value
+    assert (error.reason, error.method, error.session_id, error.detail) == (
+        "invalid_params",
+        method,
+        "s1",
+        detail,
+    )
+    assert "Fix the client or the code that sends it" in str(error)
+    assert server.remaining_steps == 1
+
+
+def test_an_ordered_call_may_take_only_the_next_step() -> None:
+    server = ScriptedMCPServer([mcp_tool_call("a", result="A"), mcp_tool_call("b", result="B")])
+
+    with pytest.raises(UnexpectedMCPCallError) as raised:
+        call_tool(server, "b", {})
+
+    assert (raised.value.expected, raised.value.step_index) == ("tools/call a(any arguments)", 0)
+    assert server.remaining_steps == 2
+
+
+def test_an_unordered_call_lists_every_step_of_its_method_or_none() -> None:
+    server = ScriptedMCPServer(
+        [
+            mcp_tool_call("a", {"x": 1}, result="A"),
+            mcp_read_resource("file:///r", result="R"),
+            mcp_tool_call("b", result="B"),
+        ],
+        ordered=False,
+    )
+
+    with pytest.raises(UnexpectedMCPCallError) as raised:
+        call_tool(server, "c", {})
+    assert raised.value.expected == "one of: tools/call a({'x': 1}); tools/call b(any arguments)"
+
+    with pytest.raises(UnexpectedMCPCallError) as raised:
+        serve(server, "prompts/get", {"name": "p", "arguments": {}})
+    assert raised.value.expected is None
+    assert "no scripted step is left for prompts/get" in str(raised.value)
+
+
+def test_a_step_summary_cuts_long_arguments_and_names_a_matcher_without_a_name() -> None:
+    def positive(arguments: dict[str, Any]) -> bool:
+        return True
+
+    arguments = {"query": "q" * 80}
+    server = ScriptedMCPServer(
+        [
+            mcp_tool_call("search", arguments, result="x"),
+            mcp_tool_call("inc", functools.partial(positive), result="x"),
+        ]
+    )
+
+    with pytest.raises(UnconsumedMCPStepsError) as raised:
+        server.assert_complete()
+
+    assert [step["summary"] for step in raised.value.pending_steps] == [
+        f"tools/call search({repr(arguments)[:57]}...) -> 'x'",  # cut to 60 characters
+        "tools/call inc(matcher function) -> 'x'",
+    ]
+
+
+def test_an_unexpected_call_is_summarized_in_at_most_120_characters() -> None:
+    name = "n" * 50
+    arguments = {"query": "q" * 100}
+    server = ScriptedMCPServer([mcp_tool_call("t", result="x")])
+
+    with pytest.raises(UnexpectedMCPCallError) as raised:
+        call_tool(server, name, arguments)
+
+    # The arguments are cut to 80 characters, the whole summary to 120.
+    assert raised.value.call_summary == f"{name}({repr(arguments)[:77]}...)"[:117] + "..."
+
+
+def test_a_dropping_step_names_its_place_in_the_script() -> None:
+    server = ScriptedMCPServer(
+        [mcp_tool_call("a", result="A"), mcp_tool_call("t", drop_session=True)]
+    )
+    call_tool(server, "a", {})
+
+    with pytest.raises(MCPSessionDropped, match=r"^step #2 drops the session$"):
+        call_tool(server, "t", {})
+
+
+def test_a_responders_text_for_a_resource_is_read_as_that_uri() -> None:
+    server = ScriptedMCPServer([mcp_read_resource("file:///a", respond=lambda call: "text")])
+
+    assert serve(server, "resources/read", {"uri": "file:///a"}) == {
+        "contents": [{"uri": "file:///a", "mimeType": "text/plain", "text": "text"}]
+    }
+
+
+def test_a_responders_invalid_answer_says_what_is_wrong() -> None:
+    server = ScriptedMCPServer([mcp_tool_call("t", respond=lambda call: 42)])
+
+    with pytest.raises(InvalidScriptedMCPStepError) as raised:
+        call_tool(server, "t", {})
+
+    assert raised.value.detail == "tools/call got 42"
+    assert "a tool result is a str" in str(raised.value)

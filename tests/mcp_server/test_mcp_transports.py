@@ -28,6 +28,7 @@ from agents_testing import (
     mcp_tool,
     mcp_tool_call,
 )
+from agents_testing.wire.mcp_host import MCP_PATH, MCPHost
 from agents_testing.wire.mcp_jsonrpc import MAX_MESSAGE_BYTES, MCPJSONRPCSession
 
 INITIALIZE = {
@@ -531,3 +532,126 @@ def test_a_chunk_size_line_over_the_limit_is_a_bad_request(server: ScriptedMCPSe
 
     assert status_line.startswith(b"HTTP/1.1 400 ")
     assert refusal(server).reason == "invalid_request"
+
+
+def post_chunked(server: ScriptedMCPServer, chunked_body: bytes) -> tuple[int, bytes]:
+    """POST a chunked body written by hand (chunk size lines included)."""
+    parts = urlsplit(server.url)
+    with socket.create_connection((parts.hostname or "", parts.port or 0)) as raw:
+        raw.sendall(
+            b"POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+            b"transfer-encoding: chunked\r\n\r\n" + chunked_body
+        )
+        response = http.client.HTTPResponse(raw)
+        response.begin()
+        return response.status, response.read()
+
+
+PING = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
+
+
+def test_a_chunk_extension_is_ignored(server: ScriptedMCPServer) -> None:
+    status, answer = post_chunked(server, b"%X;name=value\r\n%s\r\n0\r\n\r\n" % (len(PING), PING))
+
+    assert (status, json.loads(answer)) == (200, {"jsonrpc": "2.0", "id": 1, "result": {}})
+
+
+@pytest.mark.parametrize("size", [b"zz", b"-1", b"", b"0x2d", b"+2d", b"2_d"])
+def test_a_chunk_size_that_is_not_hex_digits_is_a_bad_request(
+    server: ScriptedMCPServer, size: bytes
+) -> None:
+    status, answer = post_chunked(server, size + b"\r\n" + PING + b"\r\n0\r\n\r\n")
+
+    assert status == 400
+    assert json.loads(answer)["error"] == {"code": -32600, "message": "malformed chunk size"}
+    refused = refusal(server)
+    assert (refused.reason, refused.detail) == ("invalid_request", "malformed chunk size")
+    assert "Fix the client or the code that sends it" in str(refused)
+
+
+def test_a_chunked_body_of_the_limit_is_read_and_one_byte_more_is_refused(
+    server: ScriptedMCPServer,
+) -> None:
+    half = MAX_MESSAGE_BYTES // 2
+    first = PING + b" " * (half - len(PING))  # JSON allows the trailing whitespace
+    whole = b"%X\r\n%s\r\n%X\r\n%s\r\n0\r\n\r\n" % (half, first, half, b" " * half)
+
+    status, answer = post_chunked(server, whole)
+
+    assert (status, json.loads(answer)["result"]) == (200, {})
+    server.assert_complete()
+
+    # The limit holds for the chunks together, not for each one.
+    status, answer = post_chunked(server, b"%X\r\n%s\r\n%X\r\n" % (half, first, half + 1))
+
+    assert status == 413
+    assert json.loads(answer)["error"] == {"code": -32600, "message": "chunked body over the limit"}
+    refused = refusal(server)
+    assert (refused.reason, refused.detail) == ("too_large", "chunked body over the limit")
+
+
+def next_event(stream: http.client.HTTPResponse) -> dict[str, Any]:
+    assert stream.readline() == b"event: message\n"
+    event: dict[str, Any] = json.loads(stream.readline().decode().removeprefix("data: "))
+    assert stream.readline() == b"\n"
+    return event
+
+
+def open_get_stream(
+    server: ScriptedMCPServer, session: str
+) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
+    parts = urlsplit(server.url)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port)
+    connection.request("GET", "/mcp", headers={**ACCEPT, "mcp-session-id": session})
+    stream = connection.getresponse()
+    assert stream.status == 200
+    return connection, stream
+
+
+def test_set_tools_tells_each_get_stream_that_the_tools_changed(server: ScriptedMCPServer) -> None:
+    session = post(server, INITIALIZE)[1]["mcp-session-id"]
+    connection, stream = open_get_stream(server, session)
+    try:
+        server.set_tools([mcp_tool("b")])
+        server.notify_clients({"method": "notifications/resources/list_changed"})
+
+        events = [next_event(stream), next_event(stream)]
+    finally:
+        connection.close()
+
+    assert events == [
+        {"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}},
+        {"jsonrpc": "2.0", "method": "notifications/resources/list_changed", "params": {}},
+    ]
+
+
+def test_a_step_that_drops_an_http_session_ends_its_get_stream(server: ScriptedMCPServer) -> None:
+    server.enqueue(mcp_tool_call("t", drop_session=True))
+    session = post(server, INITIALIZE)[1]["mcp-session-id"]
+    connection, stream = open_get_stream(server, session)
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "t"}}
+    try:
+        with pytest.raises(http.client.RemoteDisconnected):
+            post(server, call, {"mcp-session-id": session})
+
+        assert stream.read() == b""  # the stream ended with the session
+    finally:
+        connection.close()
+    server.assert_complete()
+
+
+def test_the_host_repr_shows_its_url_and_sessions_or_that_it_closed() -> None:
+    server = ScriptedMCPServer()
+    host = MCPHost(server)
+    try:
+        assert repr(host) == f"<MCPHost {host.url} sessions=0>"
+        parts = urlsplit(host.url)
+        connection = http.client.HTTPConnection(parts.hostname or "", parts.port)
+        connection.request("POST", MCP_PATH, json.dumps(INITIALIZE).encode(), ACCEPT)
+        assert connection.getresponse().status == 200
+        connection.close()
+        assert repr(host) == f"<MCPHost {host.url} sessions=1>"
+    finally:
+        host.close()
+
+    assert repr(host) == "<MCPHost closed sessions=1>"
