@@ -366,7 +366,7 @@ class _Step:
         elif callable(self.arguments):
             shown = "matcher " + (getattr(self.arguments, "__name__", None) or "function")
         else:
-            shown = _describe.value(dict(self.arguments), 60)
+            shown = _describe.value(dict(self.arguments))
         return f"{self.method} {self.name}({shown})"
 
     def describe(self) -> dict[str, Any]:

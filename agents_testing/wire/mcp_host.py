@@ -55,7 +55,6 @@ _REASONS = {
 
 class _BadRequest(Exception):
     def __init__(self, status: int, detail: str) -> None:
-        super().__init__(detail)
         self.status = status
         self.detail = detail
 
@@ -324,7 +323,7 @@ class MCPHost:
             opened = f"http-{next(self._numbers)}"
             session = MCPJSONRPCSession(self._server, opened)
         else:
-            session = MCPJSONRPCSession(self._server, None)  # a stateless 2026-era request
+            session = MCPJSONRPCSession(self._server)  # a stateless 2026-era request
         outgoing: asyncio.Queue[Any] = asyncio.Queue()
         cancelled: list[bool] = []
 
@@ -495,7 +494,7 @@ def _encoded(message: dict[str, Any], session: MCPJSONRPCSession) -> bytes:
 
 
 def _head(status: int, headers: dict[str, str]) -> bytes:
-    lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}", "connection: close"]
+    lines = [f"HTTP/1.1 {status} {_REASONS[status]}", "connection: close"]
     lines += [f"{key}: {value}" for key, value in headers.items()]
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
@@ -524,14 +523,12 @@ async def _read_request(
         head = await reader.readuntil(b"\r\n\r\n")
     except asyncio.LimitOverrunError:
         raise _BadRequest(431, "request head too large") from None
-    lines = head.decode("latin-1").split("\r\n")
+    lines = head[:-4].decode("latin-1").split("\r\n")  # without the blank line that ends it
     parts = lines[0].split(" ")
     if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
         raise _BadRequest(400, "malformed request line")
     headers: dict[str, str] = {}
     for line in lines[1:]:
-        if not line:
-            continue
         name, colon, value = line.partition(":")
         if not colon:
             raise _BadRequest(400, "malformed header line")

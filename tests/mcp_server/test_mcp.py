@@ -980,6 +980,9 @@ def test_an_unexpected_call_is_summarized_in_at_most_120_characters() -> None:
 
     # The arguments are cut to 80 characters, the whole summary to 120.
     assert raised.value.call_summary == f"{name}({repr(arguments)[:77]}...)"[:117] + "..."
+    with pytest.raises(UnexpectedMCPCallError) as raised:
+        call_tool(server, "u", arguments)
+    assert raised.value.call_summary == f"u({repr(arguments)[:77]}...)"
 
 
 def test_a_dropping_step_names_its_place_in_the_script() -> None:
