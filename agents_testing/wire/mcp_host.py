@@ -168,8 +168,8 @@ class MCPHost:
         )
         try:
             self._ports = (
-                cast("tuple[str, int]", http.sockets[0].getsockname())[1],
-                cast("tuple[str, int]", relay.sockets[0].getsockname())[1],
+                cast(tuple[str, int], http.sockets[0].getsockname())[1],
+                cast(tuple[str, int], relay.sockets[0].getsockname())[1],
             )
             self._ready.set()
             await self._stop.wait()
@@ -472,9 +472,7 @@ def _opens_session(body: bytes) -> bool:
         message: object = json.loads(body)
     except (ValueError, RecursionError):
         return False
-    return (
-        isinstance(message, dict) and cast("dict[str, Any]", message).get("method") == "initialize"
-    )
+    return isinstance(message, dict) and cast(dict[str, Any], message).get("method") == "initialize"
 
 
 def _encoded(message: dict[str, Any], session: MCPJSONRPCSession) -> bytes:
