@@ -1011,3 +1011,115 @@ def test_a_responders_invalid_answer_says_what_is_wrong() -> None:
 
     assert raised.value.detail == "tools/call got 42"
     assert "a tool result is a str" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("build", "detail"),
+    [
+        pytest.param(
+            lambda: mcp_tool_call("t", result={"content": "x"}),
+            "tools/call result needs a content list of blocks with a str type",
+            id="content-not-a-list",
+        ),
+        pytest.param(
+            lambda: mcp_tool_call("t", result={"content": [], "isError": "yes"}),
+            "tools/call isError must be a bool",
+            id="is-error",
+        ),
+        pytest.param(
+            lambda: mcp_tool_call("t", result={"content": [], "structuredContent": 3}),
+            "tools/call structuredContent must be an object",
+            id="structured",
+        ),
+        pytest.param(
+            lambda: mcp_tool_call("t", result=mcp_tool_result(["not a block"])),  # type: ignore[list-item]
+            "tools/call result needs a content list of blocks with a str type",
+            id="block-not-a-mapping",
+        ),
+        pytest.param(
+            lambda: mcp_tool_call("t", result=b"y" * 60),
+            "tools/call got " + repr(b"y" * 60)[:37] + "...",  # the value, cut to 40 characters
+            id="tool-bytes",
+        ),
+        pytest.param(
+            lambda: mcp_read_resource("u", result=[0] * 30),
+            "resources/read got " + repr([0] * 30)[:37] + "...",
+            id="resource-list",
+        ),
+        pytest.param(
+            lambda: mcp_get_prompt("p", result=[0] * 30),
+            "prompts/get got " + repr([0] * 30)[:37] + "...",
+            id="prompt-list",
+        ),
+    ],
+)
+def test_an_invalid_result_is_refused_saying_what_is_wrong(
+    build: Callable[[], MCPStep], detail: str
+) -> None:
+    with pytest.raises(InvalidScriptedMCPStepError) as raised:
+        ScriptedMCPServer([build()])
+
+    assert (raised.value.reason, raised.value.input_index, raised.value.detail) == (
+        "invalid_result",
+        0,
+        detail,
+    )
+    assert "a tool result is a str (one text block)" in str(raised.value)
+
+
+def nested(depth: int) -> Any:
+    value: Any = "x"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("build", "where"),
+    [
+        pytest.param(
+            lambda deep: mcp_tool_call("t", result={"content": [], "deep": deep}),
+            "result['deep']",
+            id="tool",
+        ),
+        pytest.param(
+            lambda deep: mcp_read_resource("u", result={"contents": [], "deep": deep}),
+            "result['deep']",
+            id="resource",
+        ),
+        pytest.param(
+            lambda deep: mcp_get_prompt("p", result={"messages": [], "deep": deep}),
+            "result['deep']",
+            id="prompt",
+        ),
+    ],
+)
+def test_a_result_too_deep_to_record_is_refused_naming_where(
+    build: Callable[[Any], MCPStep], where: str
+) -> None:
+    with pytest.raises(ValueError, match=r"^result is nested \d+ levels deep") as raised:
+        ScriptedMCPServer([build(nested(3000))])
+
+    assert f"(down to {where}[0]" in str(raised.value)
+    assert "flatten the data" in str(raised.value)
+
+
+def test_results_given_as_mappings_are_answered_as_given() -> None:
+    resource = {"contents": [{"uri": "file:///a", "mimeType": "text/csv", "text": "a,b"}]}
+    prompt = {"description": "d", "messages": [{"role": "user", "content": {"type": "text"}}]}
+    server = ScriptedMCPServer(
+        [mcp_read_resource("file:///a", result=resource), mcp_get_prompt("p", result=prompt)]
+    )
+
+    assert serve(server, "resources/read", {"uri": "file:///a"}) == resource
+    assert serve(server, "prompts/get", {"name": "p", "arguments": {}}) == prompt
+
+
+def test_mcp_tool_result_copies_the_blocks_it_is_given() -> None:
+    block = {"type": "text", "text": "a"}
+
+    result = mcp_tool_result([block])
+    block["text"] = "changed"
+
+    assert result == {"content": [{"type": "text", "text": "a"}], "isError": False}
+    assert mcp_tool_result() == {"content": [], "isError": False}
