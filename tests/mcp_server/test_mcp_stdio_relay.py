@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import socket
 import sys
 import threading
@@ -86,10 +87,13 @@ class Relay:
 
     def receive(self) -> dict[str, Any]:
         line = b""
-        while not line.endswith(b"\n"):
-            line += os.read(self.stdout, 65536 if line else 1)
-        answer: dict[str, Any] = json.loads(line)
-        return answer
+        for _ in range(1000):  # bounded: a relay that sends nothing fails the test
+            if line.endswith(b"\n"):
+                answer: dict[str, Any] = json.loads(line)
+                return answer
+            if select.select([self.stdout], [], [], 0.01)[0]:
+                line += os.read(self.stdout, 65536)
+        raise AssertionError(f"no answer on stdout; got {line[:80]!r}")
 
     def stop(self, server: ScriptedMCPServer | None = None) -> None:
         """End all three threads of the relay and close the pipes."""
