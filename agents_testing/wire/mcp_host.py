@@ -35,7 +35,6 @@ __all__ = ["MCP_PATH", "MCPHost"]
 MCP_PATH = "/mcp"
 """The path of the streamable HTTP endpoint."""
 
-_HEAD_LIMIT = 64 * 1024
 _SESSION_HEADER = "mcp-session-id"
 _RELAY_SCRIPT = str(Path(__file__).with_name("mcp_stdio.py"))
 _GONE: Any = object()
@@ -162,9 +161,10 @@ class MCPHost:
 
     async def _main(self) -> None:
         self._stop = asyncio.Event()
-        http = await asyncio.start_server(self._http_connection, "127.0.0.1", 0, limit=_HEAD_LIMIT)
+        # Any free port. A request head over asyncio's default line limit (64 KiB) is refused.
+        http = await asyncio.start_server(self._http_connection, "127.0.0.1")
         relay = await asyncio.start_server(
-            self._relay_connection, "127.0.0.1", 0, limit=MAX_MESSAGE_BYTES + 2
+            self._relay_connection, "127.0.0.1", limit=MAX_MESSAGE_BYTES + 2
         )
         try:
             self._ports = (

@@ -1123,3 +1123,73 @@ def test_mcp_tool_result_copies_the_blocks_it_is_given() -> None:
 
     assert result == {"content": [{"type": "text", "text": "a"}], "isError": False}
     assert mcp_tool_result() == {"content": [], "isError": False}
+
+
+@pytest.mark.parametrize(
+    ("build", "reason", "detail"),
+    [
+        pytest.param(
+            lambda: "s" * 60, "invalid_input", "got " + repr("s" * 60)[:37] + "...", id="input"
+        ),
+        pytest.param(
+            lambda: mcp_tool_call("", result="x"), "invalid_name", "got ''", id="empty-name"
+        ),
+        pytest.param(
+            lambda: mcp_tool_call(b"n" * 60, result="x"),  # type: ignore[arg-type]
+            "invalid_name",
+            "got " + repr(b"n" * 60)[:37] + "...",
+            id="name",
+        ),
+        pytest.param(
+            lambda: mcp_tool_call("t", b"a" * 60, result="x"),  # type: ignore[arg-type]
+            "invalid_arguments",
+            "got " + repr(b"a" * 60)[:37] + "...",
+            id="arguments",
+        ),
+        pytest.param(
+            lambda: mcp_tool_call("t", result="x", notifications=5),  # type: ignore[arg-type]
+            "invalid_notification",
+            "got 5",
+            id="notifications",
+        ),
+    ],
+)
+def test_an_invalid_step_says_what_it_got(
+    build: Callable[[], Any], reason: str, detail: str
+) -> None:
+    with pytest.raises(InvalidScriptedMCPStepError) as raised:
+        ScriptedMCPServer([build()])
+
+    assert (raised.value.reason, raised.value.input_index, raised.value.detail) == (
+        reason,
+        0,
+        detail,
+    )
+
+
+def test_arguments_too_deep_to_record_are_refused_naming_them() -> None:
+    with pytest.raises(ValueError, match=r"^arguments is nested \d+ levels deep") as raised:
+        ScriptedMCPServer([mcp_tool_call("t", {"deep": nested(3000)}, result="x")])
+
+    assert "(down to arguments['deep'][0]" in str(raised.value)
+
+
+def test_notifications_given_as_a_generator_are_kept_for_every_use_of_the_step() -> None:
+    step = mcp_tool_call("t", result="x", notifications=(m for m in [mcp_log("info", "hi")]))
+
+    for server in (ScriptedMCPServer([step]), ScriptedMCPServer([step])):
+        notified: list[dict[str, Any]] = []
+        serve(server, "tools/call", {"name": "t", "arguments": {}}, notified)
+        assert [message["params"]["data"] for message in notified] == ["hi"]
+
+
+def test_a_delayed_step_does_not_answer_before_its_delay() -> None:
+    server = ScriptedMCPServer([mcp_tool_call("slow", result="late", delay=0.01)])
+
+    async def run() -> None:
+        answer = asyncio.ensure_future(server.serve("tools/call", {"name": "slow"}))
+        await asyncio.sleep(0)
+        assert not answer.done()
+        assert (await answer)["content"][0]["text"] == "late"
+
+    asyncio.run(run())

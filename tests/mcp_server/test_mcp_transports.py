@@ -650,8 +650,12 @@ def test_the_host_repr_shows_its_url_and_sessions_or_that_it_closed() -> None:
         assert connection.getresponse().status == 200
         connection.close()
         assert repr(host) == f"<MCPHost {host.url} sessions=1>"
+        # The thread the MCP tests' conftest watches for logged errors, by this name.
+        served = [thread for thread in threading.enumerate() if thread.name == "agents-testing-mcp"]
+        assert [thread.daemon for thread in served] == [True]
     finally:
         host.close()
+    assert not any(thread.name == "agents-testing-mcp" for thread in threading.enumerate())
 
     assert repr(host) == "<MCPHost closed sessions=1>"
 
@@ -1022,8 +1026,9 @@ def test_a_responders_answer_that_is_not_json_reaches_http_as_an_error(
     status, _, body = post(server, call, {"accept": accept})
 
     assert status == 200
-    last = body.decode().strip().splitlines()[-1].removeprefix("data: ")
-    assert json.loads(last)["error"]["code"] == -32603
+    last = json.loads(body.decode().strip().splitlines()[-1].removeprefix("data: "))
+    assert (last["id"], last["error"]["code"]) == (9, -32603)
+    assert last["error"]["message"].startswith("answer is not JSON: Out of range float values")
     refused = refusal(server)
     assert refused.reason == "invalid_params"
     assert str(refused.detail).startswith("answer is not JSON: ")
@@ -1048,4 +1053,30 @@ def test_a_call_the_client_cancels_ends_its_event_stream_without_an_answer(
 
     status, headers, body = answers[0]
     assert (status, headers["content-type"], body) == (200, "text/event-stream", b"")
+    server.assert_complete()
+
+
+def test_a_host_that_cannot_start_raises_the_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise OSError("no port to listen on")
+
+    monkeypatch.setattr(asyncio, "start_server", refuse)
+
+    with pytest.raises(OSError, match="no port to listen on"):
+        MCPHost(ScriptedMCPServer())
+
+
+def test_a_stdio_line_of_the_limit_is_read() -> None:
+    server = ScriptedMCPServer()
+    client = RelayClient(server)
+    ping = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
+    try:
+        # The limit counts the line's newline too.
+        client.send(ping + b" " * (MAX_MESSAGE_BYTES - 1 - len(ping)) + b"\n")
+        answer = client.receive()
+    finally:
+        client.close()
+        server.close()
+
+    assert answer == {"jsonrpc": "2.0", "id": 1, "result": {}}
     server.assert_complete()
