@@ -946,7 +946,9 @@ def _placed(step: _Step, position: int) -> _Step:
 def _read_step(step: object, index: int) -> _Step:
     """Validate one scripted step and normalize its answer."""
 
-    def invalid(reason: InvalidScriptedMCPStepReason, detail: str) -> InvalidScriptedMCPStepError:
+    def invalid(
+        reason: InvalidScriptedMCPStepReason, detail: str | None
+    ) -> InvalidScriptedMCPStepError:
         return InvalidScriptedMCPStepError(reason, input_index=index, detail=detail)
 
     if not isinstance(step, MCPStep):
@@ -990,7 +992,7 @@ def _read_step(step: object, index: int) -> _Step:
         try:
             value = _normalized(step.method, step.name, step.result)
         except InvalidScriptedMCPStepError as error:
-            raise invalid(error.reason, error.detail or "") from None
+            raise invalid(error.reason, error.detail) from None
     elif outcome == "respond":
         if not callable(step.respond):
             raise invalid("invalid_outcome", "respond must be a function of the recorded call")

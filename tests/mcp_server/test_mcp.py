@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import functools
+import math
 import pickle
 from collections.abc import Callable
 from typing import Any
@@ -1152,6 +1153,73 @@ def test_mcp_tool_result_copies_the_blocks_it_is_given() -> None:
             "got 5",
             id="notifications",
         ),
+        pytest.param(
+            lambda: mcp_tool_call("t", result="x", notifications=[10**60]),  # type: ignore[list-item]
+            "invalid_notification",
+            "got " + repr(10**60)[:37] + "...",
+            id="notification",
+        ),
+        pytest.param(
+            lambda: mcp_tool_call("t", hang="h" * 30),  # type: ignore[arg-type]
+            "invalid_timing",
+            "hang=" + repr("h" * 30)[:17] + "...",  # cut to 20 characters
+            id="hang",
+        ),
+        pytest.param(
+            lambda: mcp_tool_call("t", drop_session="d" * 30),  # type: ignore[arg-type]
+            "invalid_outcome",
+            "drop_session=" + repr("d" * 30)[:17] + "...",
+            id="drop-session",
+        ),
+        pytest.param(
+            lambda: mcp_tool_call("t", result="x", delay="s" * 30),  # type: ignore[arg-type]
+            "invalid_timing",
+            "delay=" + repr("s" * 30)[:17] + "...",
+            id="delay",
+        ),
+        pytest.param(
+            lambda: mcp_tool_call("t", result="x", delay=math.inf),
+            "invalid_timing",
+            "delay=inf",
+            id="delay-inf",
+        ),
+        pytest.param(
+            lambda: mcp_tool_call("t", result="x", delay=True),
+            "invalid_timing",
+            "delay=True",
+            id="delay-bool",
+        ),
+        pytest.param(lambda: mcp_tool_call("t"), "invalid_outcome", "given: none", id="none"),
+        pytest.param(
+            lambda: mcp_tool_call("t", result="x", error=ValueError()),
+            "invalid_outcome",
+            "given: result, error",
+            id="two",
+        ),
+        pytest.param(
+            lambda: mcp_tool_call("t", respond=lambda call: "x", hang=True, drop_session=True),
+            "invalid_outcome",
+            "given: respond, hang=True, drop_session=True",
+            id="three",
+        ),
+        pytest.param(
+            lambda: mcp_tool_call("t", result="x", optional="o" * 30),  # type: ignore[arg-type]
+            "invalid_input",
+            "optional must be a bool, got " + repr("o" * 30)[:17] + "...",
+            id="optional",
+        ),
+        pytest.param(
+            lambda: mcp_tool_call("t", respond=5),  # type: ignore[arg-type]
+            "invalid_outcome",
+            "respond must be a function of the recorded call",
+            id="respond",
+        ),
+        pytest.param(
+            lambda: mcp_tool_call("t", error="e" * 60),  # type: ignore[arg-type]
+            "invalid_error",
+            "got " + repr("e" * 60)[:37] + "...",
+            id="error",
+        ),
     ],
 )
 def test_an_invalid_step_says_what_it_got(
@@ -1193,3 +1261,18 @@ def test_a_delayed_step_does_not_answer_before_its_delay() -> None:
         assert (await answer)["content"][0]["text"] == "late"
 
     asyncio.run(run())
+
+
+def test_notifications_too_deep_to_record_are_refused_naming_them() -> None:
+    deep = {"method": "notifications/message", "params": {"data": nested(3000)}}
+
+    with pytest.raises(ValueError, match=r"^notification is nested \d+ levels deep"):
+        ScriptedMCPServer([mcp_tool_call("t", result="x", notifications=[deep])])
+
+
+def test_a_resource_scripted_as_text_is_read_as_that_uri() -> None:
+    server = ScriptedMCPServer([mcp_read_resource("file:///a.txt", result="hello")])
+
+    assert serve(server, "resources/read", {"uri": "file:///a.txt"}) == {
+        "contents": [{"uri": "file:///a.txt", "mimeType": "text/plain", "text": "hello"}]
+    }
