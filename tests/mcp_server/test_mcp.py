@@ -1276,3 +1276,223 @@ def test_a_resource_scripted_as_text_is_read_as_that_uri() -> None:
     assert serve(server, "resources/read", {"uri": "file:///a.txt"}) == {
         "contents": [{"uri": "file:///a.txt", "mimeType": "text/plain", "text": "hello"}]
     }
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        pytest.param(
+            {"steps": None},
+            TypeError,
+            "ScriptedMCPServer steps must be an iterable of steps, got NoneType; "
+            "wrap a single step in a list.",
+            id="steps",
+        ),
+        pytest.param(
+            {"tools": 5}, TypeError, "tools must be an iterable of mappings, got int", id="tools"
+        ),
+        pytest.param({"tools": ["t"]}, TypeError, "tools[0] must be a mapping, got str", id="tool"),
+        pytest.param(
+            {"tools": [{"name": ""}]},
+            ValueError,
+            'tools[0] needs a non-empty str "name"',
+            id="tool-name",
+        ),
+        pytest.param(
+            {"resources": [{"uri": "u"}, {"name": "r"}]},
+            ValueError,
+            'resources[1] needs a non-empty str "uri"',
+            id="resource",
+        ),
+        pytest.param(
+            {"resource_templates": [{"uri": "x"}]},
+            ValueError,
+            'resource_templates[0] needs a non-empty str "uriTemplate"',
+            id="template",
+        ),
+        pytest.param(
+            {"prompts": [{"title": "p"}]},
+            ValueError,
+            'prompts[0] needs a non-empty str "name"',
+            id="prompt",
+        ),
+        pytest.param(
+            {"server_info": {"version": "1"}},
+            TypeError,
+            'server_info must be a mapping with a str "name", such as '
+            '{"name": "github", "version": "1.0"}; got {\'version\': \'1\'}',
+            id="server-info",
+        ),
+        pytest.param(
+            {"server_info": 5},
+            TypeError,
+            'server_info must be a mapping with a str "name", such as '
+            '{"name": "github", "version": "1.0"}; got 5',
+            id="server-info-type",
+        ),
+        pytest.param(
+            {"instructions": 5},
+            TypeError,
+            "instructions must be a str or None, got int",
+            id="instructions",
+        ),
+        pytest.param(
+            {"capabilities": [1]},
+            TypeError,
+            "capabilities must be a mapping or None, got list",
+            id="capabilities",
+        ),
+        pytest.param(
+            {"ordered": "yes"}, TypeError, "ordered must be a bool, got 'yes'", id="ordered"
+        ),
+        pytest.param(
+            {"list_tools_once": 1},
+            TypeError,
+            "list_tools_once must be a bool, got 1",
+            id="list-tools-once",
+        ),
+        *[
+            pytest.param(
+                {"page_size": size},
+                ValueError,
+                f"page_size must be an int >= 1 or None, got {size!r}",
+                id=f"page-size-{size!r}",
+            )
+            for size in (0, True, 1.5)
+        ],
+        *[
+            pytest.param(
+                {"list_delay": delay},
+                ValueError,
+                f"list_delay must be a finite number of seconds >= 0, got {delay!r}",
+                id=f"list-delay-{delay!r}",
+            )
+            for delay in (-1, True, math.inf, "1")
+        ],
+    ],
+)
+def test_bad_constructor_arguments_say_what_is_wrong(
+    kwargs: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error) as raised:
+        ScriptedMCPServer(**kwargs)
+
+    assert str(raised.value) == message
+
+
+def test_the_smallest_page_and_no_delay_are_allowed() -> None:
+    server = ScriptedMCPServer(tools=[mcp_tool("a"), mcp_tool("b")], page_size=1, list_delay=0)
+
+    assert [tool["name"] for tool in serve(server, "tools/list")["tools"]] == ["a"]
+
+
+def test_initialize_and_discover_answer_the_offer_in_full() -> None:
+    server = ScriptedMCPServer(
+        resources=[{"uri": "file:///a", "name": "a"}], instructions="Be brief."
+    )
+    capabilities = {
+        "tools": {"listChanged": False},
+        "resources": {"listChanged": False, "subscribe": False},
+    }
+    info = {"name": "scripted-mcp-server", "version": "0.0.0"}
+
+    assert serve(server, "initialize", {"protocolVersion": "2025-03-26"}) == {
+        "protocolVersion": "2025-03-26",
+        "capabilities": capabilities,
+        "serverInfo": info,
+        "instructions": "Be brief.",
+    }
+    assert serve(server, "server/discover", MODERN) == {
+        "supportedVersions": ["2026-07-28"],
+        "capabilities": capabilities,
+        "instructions": "Be brief.",
+        "resultType": "complete",
+        "ttlMs": 0,
+        "cacheScope": "private",
+        "_meta": {"io.modelcontextprotocol/serverInfo": info},
+    }
+    assert serve(server, "ping") == {}
+    assert serve(server, "logging/setLevel", {"level": "info"}) == {}
+    assert serve(server, "resources/list") == {"resources": [{"uri": "file:///a", "name": "a"}]}
+
+
+def test_pages_end_without_a_next_cursor() -> None:
+    server = ScriptedMCPServer(tools=[mcp_tool("a"), mcp_tool("b"), mcp_tool("c")], page_size=2)
+
+    first = serve(server, "tools/list")
+    second = serve(server, "tools/list", {"cursor": first["nextCursor"]})
+
+    assert ([tool["name"] for tool in first["tools"]], first["nextCursor"]) == (["a", "b"], "2")
+    assert second == {"tools": [mcp_tool("c")]}
+
+
+@pytest.mark.parametrize("cursor", ["4", "x", 3, "-1"])
+def test_a_cursor_not_given_by_a_listing_is_refused(cursor: object) -> None:
+    server = ScriptedMCPServer(tools=[mcp_tool("a"), mcp_tool("b"), mcp_tool("c")], page_size=2)
+
+    with pytest.raises(ScriptedJSONRPCError) as raised:
+        serve(server, "tools/list", {"cursor": cursor})
+
+    assert (raised.value.code, raised.value.message, raised.value.data) == (
+        -32602,
+        "Invalid cursor",
+        cursor,
+    )
+    with pytest.raises(MCPProtocolError) as failed:
+        server.assert_complete()
+    assert (failed.value.reason, failed.value.method, failed.value.detail) == (
+        "invalid_params",
+        "tools/list",
+        f"unknown cursor {cursor!r}",
+    )
+
+
+def test_the_last_page_may_be_asked_for_by_its_end_cursor() -> None:
+    server = ScriptedMCPServer(tools=[mcp_tool("a"), mcp_tool("b")], page_size=2)
+
+    assert serve(server, "tools/list", {"cursor": "2"}) == {"tools": []}
+
+
+def test_a_modern_request_without_the_modern_version_is_unsupported() -> None:
+    server = ScriptedMCPServer()
+
+    with pytest.raises(ScriptedJSONRPCError) as raised:
+        serve(server, "server/discover")
+
+    assert (raised.value.code, raised.value.message, raised.value.data) == (
+        -32022,
+        "Unsupported protocol version",
+        {"supported": ["2026-07-28"], "requested": None},
+    )
+    server.assert_complete()  # a negotiation, not a broken script
+
+
+def test_mcp_tool_describes_a_tool_in_mcps_shape() -> None:
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+
+    full = mcp_tool(
+        "weather",
+        "Weather by city",
+        schema,
+        output_schema={"type": "object"},
+        annotations={"readOnlyHint": True},
+        title="Weather",
+    )
+    schema["properties"] = {}
+
+    assert full == {
+        "name": "weather",
+        "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}},
+        "title": "Weather",
+        "description": "Weather by city",
+        "outputSchema": {"type": "object"},
+        "annotations": {"readOnlyHint": True},
+    }
+    assert mcp_tool("t") == {"name": "t", "inputSchema": {"type": "object", "properties": {}}}
+
+
+def test_record_violation_names_what_it_got() -> None:
+    with pytest.raises(TypeError) as raised:
+        ScriptedMCPServer().record_violation(ValueError("x"))  # type: ignore[arg-type]
+
+    assert str(raised.value) == "record_violation() takes an MCPProtocolError, got ValueError"
