@@ -1496,3 +1496,104 @@ def test_record_violation_names_what_it_got() -> None:
         ScriptedMCPServer().record_violation(ValueError("x"))  # type: ignore[arg-type]
 
     assert str(raised.value) == "record_violation() takes an MCPProtocolError, got ValueError"
+
+
+def test_listing_tools_twice_names_both_calls_and_paging_on_is_not_listing_again() -> None:
+    server = ScriptedMCPServer(
+        tools=[mcp_tool("a"), mcp_tool("b")], list_tools_once=True, page_size=1
+    )
+    serve(server, "tools/list")
+    serve(server, "tools/list", {"cursor": "1"})  # the next page of the same listing
+
+    with pytest.raises(RepeatedMCPListError) as raised:
+        serve(server, "tools/list")
+
+    error = raised.value
+    assert (error.method, error.call_index, error.first_call_index) == ("tools/list", 2, 0)
+    assert "Make the agent cache the tool list" in str(error)
+    with pytest.raises(RepeatedMCPListError):
+        server.assert_complete()
+
+
+def test_an_unknown_method_is_answered_with_its_name() -> None:
+    with pytest.raises(ScriptedJSONRPCError) as raised:
+        serve(ScriptedMCPServer(), "nope/x")
+
+    assert (raised.value.code, raised.value.message, raised.value.data) == (
+        -32601,
+        "Method not found",
+        "nope/x",
+    )
+
+
+def test_initialize_with_an_unknown_version_gets_the_latest() -> None:
+    server = ScriptedMCPServer()
+
+    answer = serve(server, "initialize", {"protocolVersion": "1999-01-01"})
+
+    assert answer["protocolVersion"] == "2025-11-25"
+    assert server.calls[0].protocol_version == "2025-11-25"
+
+
+def test_a_modern_call_result_keeps_its_own_result_type_and_is_not_cached() -> None:
+    server = ScriptedMCPServer(
+        [
+            mcp_tool_call("t", result="x"),
+            mcp_tool_call("t", respond=lambda call: {"content": [], "resultType": "partial"}),
+        ]
+    )
+    stamp = {
+        "io.modelcontextprotocol/serverInfo": {"name": "scripted-mcp-server", "version": "0.0.0"}
+    }
+
+    first = serve(server, "tools/call", {"name": "t", **MODERN})
+    second = serve(server, "tools/call", {"name": "t", **MODERN})
+
+    assert first == {
+        "content": [{"type": "text", "text": "x"}],
+        "isError": False,
+        "resultType": "complete",
+        "_meta": stamp,
+    }
+    assert second == {"content": [], "resultType": "partial", "_meta": stamp}
+    assert [call.protocol_version for call in server.calls] == ["2026-07-28", "2026-07-28"]
+
+
+def test_a_call_reads_none_for_a_name_arguments_or_uri_of_the_wrong_type() -> None:
+    call = MCPCall(0, "tools/call", {"name": 5, "arguments": [1], "uri": 3}, None, None)
+
+    assert (call.name, call.arguments, call.uri) == (None, None, None)
+
+
+def test_enqueued_steps_are_numbered_after_the_first_ones() -> None:
+    server = ScriptedMCPServer([mcp_tool_call("a", result="x")])
+    server.enqueue(mcp_tool_call("b", result="y"), mcp_tool_call("c", result="z"))
+
+    with pytest.raises(UnconsumedMCPStepsError) as raised:
+        server.assert_complete()
+
+    assert [step["step_index"] for step in raised.value.pending_steps] == [0, 1, 2]
+    assert raised.value.remaining_steps == 3
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param((5, None), "method must be a str, got int", id="method"),
+        pytest.param(
+            ("tools/list", [1]), "params must be a mapping or None, got list", id="params"
+        ),
+    ],
+)
+def test_serve_refuses_bad_arguments_saying_what_they_are(
+    args: tuple[Any, Any], message: str
+) -> None:
+    with pytest.raises(TypeError) as raised:
+        ScriptedMCPServer().serve(*args).close()
+
+    assert str(raised.value) == message
+
+
+def test_params_too_deep_to_record_are_refused_naming_the_method() -> None:
+    with pytest.raises(ValueError, match=r"^tools/call params is nested \d+ levels deep"):
+        ScriptedMCPServer().serve("tools/call", {"deep": nested(3000)}).close()
