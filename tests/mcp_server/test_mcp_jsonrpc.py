@@ -258,3 +258,86 @@ def test_the_session_repr_shows_its_id_and_requests_in_flight() -> None:
     assert repr(MCPJSONRPCSession(ScriptedMCPServer(), "s")) == (
         "<MCPJSONRPCSession 's' in_flight=0>"
     )
+
+
+def test_a_request_before_initialize_has_no_protocol_version() -> None:
+    server = ScriptedMCPServer()
+
+    converse(server, {"jsonrpc": "2.0", "id": 1, "method": "ping"})
+
+    assert server.calls[0].protocol_version is None
+
+
+def test_initialize_may_come_again_on_its_connection() -> None:
+    sent, _ = converse(ScriptedMCPServer(), INITIALIZE, {**INITIALIZE, "id": 2})
+
+    assert [message["result"]["protocolVersion"] for message in sent] == [
+        "2025-06-18",
+        "2025-06-18",
+    ]
+
+
+def test_an_initialize_carrying_the_envelope_still_opens_the_handshake_era() -> None:
+    enveloped = {**INITIALIZE, "params": {**INITIALIZE["params"], **MODERN_META}}
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": MODERN_META}
+
+    sent, _ = converse(ScriptedMCPServer(), enveloped, listing)
+
+    assert sent[0]["error"]["code"] == -32022  # the server refuses the envelope on initialize
+    assert sent[1]["error"]["code"] == -32600  # and the connection stays in the handshake era
+
+
+def test_a_cancel_names_one_request_by_its_id_and_its_type() -> None:
+    server = ScriptedMCPServer(
+        [mcp_tool_call("t", hang=True), mcp_tool_call("t", hang=True)], ordered=False
+    )
+    session = MCPJSONRPCSession(server, "s")
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async def run() -> tuple[str, str, str]:
+        calls = [
+            asyncio.ensure_future(
+                session.receive(
+                    json.dumps(
+                        {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "t"}}
+                    ),
+                    send,
+                )
+            )
+            for i in (1, "1")
+        ]
+        await asyncio.sleep(0.01)
+        in_flight = repr(session)
+        cancel = {
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": "1"},
+        }
+        await session.receive(json.dumps(cancel), send)
+        await asyncio.sleep(0.01)
+        states = f"{calls[0].done()} {calls[1].done()}"
+        session.cancel_all()
+        await asyncio.gather(*calls, return_exceptions=True)
+        return in_flight, states, repr(session)
+
+    in_flight, states, after = asyncio.run(run())
+
+    assert in_flight == "<MCPJSONRPCSession 's' in_flight=2>"
+    assert states == "False True"  # the request with the str id "1" was cancelled, not id 1
+    assert after == "<MCPJSONRPCSession 's' in_flight=0>"
+    assert sent == []  # a cancelled request gets no answer
+
+
+def test_an_answered_request_is_no_longer_in_flight() -> None:
+    server = ScriptedMCPServer()
+    session = MCPJSONRPCSession(server, "s")
+
+    async def send(message: dict[str, Any]) -> None:
+        pass
+
+    asyncio.run(session.receive(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}), send))
+
+    assert repr(session) == "<MCPJSONRPCSession 's' in_flight=0>"
