@@ -240,16 +240,49 @@ def test_the_relay_says_when_it_cannot_reach_the_server(
     assert error in message
 
 
-def test_the_relay_needs_both_options(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("argv", "missing"),
+    [
+        pytest.param(["--connect", "127.0.0.1:1"], "--token", id="token"),
+        pytest.param(["--token", "t"], "--connect", id="connect"),
+    ],
+)
+def test_the_relay_needs_both_options(
+    argv: list[str], missing: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as raised:
-        mcp_stdio.main(["--connect", "127.0.0.1:1"])
+        mcp_stdio.main(argv)
 
     assert raised.value.code == 2
-    assert "the following arguments are required: --token" in capsys.readouterr().err
+    assert f"the following arguments are required: {missing}" in capsys.readouterr().err
+
+
+def test_the_relay_explains_its_options(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # one line per option
 
     with pytest.raises(SystemExit):
         mcp_stdio.main(["--help"])
-    shown = " ".join(capsys.readouterr().out.split())
-    assert "Relay MCP stdio to a scripted MCP server." in shown
-    assert "HOST:PORT of the test's server" in shown
-    assert "the token the server expects first" in shown
+
+    lines = [line.strip() for line in capsys.readouterr().out.splitlines()]
+    assert "Relay MCP stdio to a scripted MCP server." in lines
+    assert "--connect CONNECT  HOST:PORT of the test's server" in lines
+    assert "--token TOKEN      the token the server expects first" in lines
+
+
+def test_the_relay_reads_the_port_after_the_last_colon(monkeypatch: pytest.MonkeyPatch) -> None:
+    try:
+        listener = socket.create_server(("::1", 0), family=socket.AF_INET6)
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    with listener:
+        port = listener.getsockname()[1]
+        relay = Relay(monkeypatch, ["--connect", f"::1:{port}", "--token", "t6"])
+        try:
+            connection, _ = listener.accept()
+            with connection, connection.makefile("rb") as received:
+                assert received.readline() == b"t6\n"
+            wait_until(lambda: relay.exits == ["relay-main"])
+        finally:
+            relay.stop()
