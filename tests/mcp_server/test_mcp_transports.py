@@ -1080,3 +1080,31 @@ def test_a_stdio_line_of_the_limit_is_read() -> None:
 
     assert answer == {"jsonrpc": "2.0", "id": 1, "result": {}}
     server.assert_complete()
+
+
+@pytest.mark.parametrize(
+    "accept", ["application/json", "application/json, text/event-stream"], ids=["json", "sse"]
+)
+def test_a_call_that_drops_its_session_after_notifications_gets_no_answer(
+    server: ScriptedMCPServer, accept: str
+) -> None:
+    server.enqueue(mcp_tool_call("t", drop_session=True, notifications=[mcp_log("info", "a")]))
+    session = post(server, INITIALIZE)[1]["mcp-session-id"]
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "t"}}
+    parts = urlsplit(server.url)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port)
+    try:
+        headers = {**ACCEPT, "accept": accept, "mcp-session-id": session}
+        connection.request("POST", "/mcp", json.dumps(call).encode(), headers)
+        try:
+            response = connection.getresponse()
+            body = response.read()
+            response.close()
+        except http.client.RemoteDisconnected:
+            body = b""
+    finally:
+        connection.close()
+
+    assert b'"id":2' not in body  # no answer, only the notification at most
+    assert b"null" not in body
+    server.assert_complete()
