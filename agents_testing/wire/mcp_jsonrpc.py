@@ -272,8 +272,8 @@ def _is_id(value: object) -> bool:
 
 
 def _key(request_id: object) -> object:
-    # 1 and "1" are different ids; True is no id at all.
-    return (type(request_id).__name__, request_id) if _is_id(request_id) else None
+    # 1 and "1" are different keys as they are; True (equal to 1) is no id at all.
+    return request_id if _is_id(request_id) else None
 
 
 def _too_deep(message: object) -> bool:

@@ -123,6 +123,18 @@ PARSE_DETAIL = "Expecting property name enclosed in double quotes: line 1 column
             id="answer-without-id",
         ),
         pytest.param(
+            {"jsonrpc": "2.0", "id": 2.5},
+            error(None, -32600, "Invalid Request", "no method"),
+            ("invalid_request", None, "no method"),
+            id="no-method-bad-id",
+        ),
+        pytest.param(
+            {"jsonrpc": "2.0", "id": True, "method": 5},
+            error(None, -32600, "Invalid Request", "method must be a str"),
+            ("invalid_request", None, "method must be a str"),
+            id="method-type-bad-id",
+        ),
+        pytest.param(
             {"jsonrpc": "2.0", "id": 2, "method": 5},
             error(2, -32600, "Invalid Request", "method must be a str"),
             ("invalid_request", None, "method must be a str"),
@@ -243,7 +255,9 @@ def test_a_2026_envelope_on_an_initialize_connection_says_which_era_it_serves() 
     listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": MODERN_META}
     ping = {"jsonrpc": "2.0", "id": 3, "method": "ping"}
 
-    sent, _ = converse(ScriptedMCPServer(), INITIALIZE, listing, ping)
+    sent, answered = converse(ScriptedMCPServer(), INITIALIZE, listing, ping)
+
+    assert answered == [True, True, True]  # the refusal is the request's answer
 
     assert sent[1] == error(
         2,
@@ -341,3 +355,19 @@ def test_an_answered_request_is_no_longer_in_flight() -> None:
     asyncio.run(session.receive(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}), send))
 
     assert repr(session) == "<MCPJSONRPCSession 's' in_flight=0>"
+
+
+def test_refuse_answers_a_reason_of_its_own_as_an_invalid_request() -> None:
+    server = ScriptedMCPServer()
+    session = MCPJSONRPCSession(server, "s")
+
+    reply = session.refuse("unknown_session", 7, method="ping", detail="gone")
+
+    assert reply == error(7, -32600, "Invalid Request", "gone")
+    with pytest.raises(MCPProtocolError) as raised:
+        server.assert_complete()
+    assert (raised.value.reason, raised.value.method, raised.value.detail) == (
+        "unknown_session",
+        "ping",
+        "gone",
+    )
