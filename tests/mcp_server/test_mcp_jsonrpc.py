@@ -325,12 +325,13 @@ def test_a_cancel_names_one_request_by_its_id_and_its_type() -> None:
         ]
         await asyncio.sleep(0.01)
         in_flight = repr(session)
-        cancel = {
-            "jsonrpc": "2.0",
-            "method": "notifications/cancelled",
-            "params": {"requestId": "1"},
-        }
-        await session.receive(json.dumps(cancel), send)
+        for request_id in (True, 1.0, "1"):  # True and 1.0 are no ids, though equal to 1
+            cancel = {
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": request_id},
+            }
+            await session.receive(json.dumps(cancel), send)
         await asyncio.sleep(0.01)
         states = f"{calls[0].done()} {calls[1].done()}"
         session.cancel_all()
