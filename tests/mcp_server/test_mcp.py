@@ -1597,3 +1597,78 @@ def test_serve_refuses_bad_arguments_saying_what_they_are(
 def test_params_too_deep_to_record_are_refused_naming_the_method() -> None:
     with pytest.raises(ValueError, match=r"^tools/call params is nested \d+ levels deep"):
         ScriptedMCPServer().serve("tools/call", {"deep": nested(3000)}).close()
+
+
+def test_a_resource_as_bytes_and_a_prompt_as_text_are_answered_in_mcps_shape() -> None:
+    server = ScriptedMCPServer(
+        [mcp_read_resource("file:///a.bin", result=b"\x00\x01"), mcp_get_prompt("p", result="Hi")]
+    )
+
+    assert serve(server, "resources/read", {"uri": "file:///a.bin"}) == {
+        "contents": [
+            {"uri": "file:///a.bin", "mimeType": "application/octet-stream", "blob": "AAE="}
+        ]
+    }
+    assert serve(server, "prompts/get", {"name": "p", "arguments": {}}) == {
+        "messages": [{"role": "user", "content": {"type": "text", "text": "Hi"}}]
+    }
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "reason"),
+    [
+        pytest.param("tools/list", {"cursor": "9"}, "invalid_params", id="cursor"),
+        pytest.param("nope/x", None, "unknown_method", id="method"),
+    ],
+)
+def test_refusals_of_listings_and_methods_name_the_session(
+    method: str, params: dict[str, Any] | None, reason: str
+) -> None:
+    server = ScriptedMCPServer(tools=[mcp_tool("a")])
+    with pytest.raises(ScriptedJSONRPCError):
+        serve(server, method, params)
+
+    with pytest.raises(MCPProtocolError) as raised:
+        server.assert_complete()
+
+    assert (raised.value.reason, raised.value.session_id) == (reason, "s1")
+
+
+def test_only_listings_wait_for_the_list_delay() -> None:
+    server = ScriptedMCPServer(tools=[mcp_tool("t")], list_delay=0.05)
+
+    async def run() -> None:
+        initialize = asyncio.ensure_future(
+            server.serve("initialize", {"protocolVersion": "2025-11-25"})
+        )
+        await asyncio.sleep(0)
+        assert initialize.done()  # the handshake is not a listing
+
+    asyncio.run(run())
+
+
+def test_steps_of_the_wrong_type_are_named_by_their_type() -> None:
+    with pytest.raises(TypeError, match=r"^ScriptedMCPServer steps must be .*, got int;"):
+        ScriptedMCPServer(5)  # type: ignore[arg-type]
+
+
+def test_an_offer_too_deep_to_record_is_refused_naming_it() -> None:
+    with pytest.raises(ValueError, match=r"^tools\[0\] is nested \d+ levels deep"):
+        ScriptedMCPServer(tools=[{"name": "t", "deep": nested(3000)}])
+
+
+def test_notifications_that_are_not_a_list_are_shown_cut_to_40_characters() -> None:
+    with pytest.raises(InvalidScriptedMCPStepError) as raised:
+        ScriptedMCPServer([mcp_tool_call("t", result="x", notifications=10**60)])  # type: ignore[arg-type]
+
+    assert raised.value.detail == "got " + repr(10**60)[:37] + "..."
+
+
+def test_an_envelope_version_that_is_not_a_str_is_not_taken() -> None:
+    server = ScriptedMCPServer()
+    params = {"_meta": {"io.modelcontextprotocol/protocolVersion": 5}}
+
+    with pytest.raises(ScriptedJSONRPCError) as raised:
+        asyncio.run(server.serve("ping", params, protocol_version="2025-06-18"))
+
+    assert raised.value.data == {"supported": ["2026-07-28"], "requested": "2025-06-18"}
