@@ -12,7 +12,7 @@ from agents_testing import MCPProtocolError, ScriptedJSONRPCError, ScriptedMCPSe
 from agents_testing.wire.mcp_jsonrpc import MAX_DEPTH, MAX_MESSAGE_BYTES, MCPJSONRPCSession
 
 MODERN_META = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
-INITIALIZE = {
+INITIALIZE: dict[str, Any] = {
     "jsonrpc": "2.0",
     "id": 1,
     "method": "initialize",
