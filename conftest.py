@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import logging
 import os
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -75,3 +77,35 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect", guarded_connect)
     monkeypatch.setattr(socket.socket, "connect_ex", guarded_connect_ex)
     monkeypatch.setattr(socket, "getaddrinfo", guarded_getaddrinfo)
+
+
+class _ServerLoopErrors(logging.Handler):
+    """Collects the errors asyncio logs from a served MCP double's loop thread."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.threadName == "agents-testing-mcp":  # MCPHost's loop thread
+            self.records.append(record)
+
+
+@pytest.fixture(autouse=True)
+def _the_mcp_server_loop_logs_no_error() -> Iterator[None]:
+    """Fail a test when a served MCP double's event loop logged an error.
+
+    A connection handler that raises, or a callback that fails, is only logged by asyncio:
+    the client sees a closed connection at most, so no assertion of the test would notice.
+    Autouse, so it is torn down after the test's servers are closed and their thread joined.
+    """
+    collected = _ServerLoopErrors()
+    logger = logging.getLogger("asyncio")
+    logger.addHandler(collected)
+    try:
+        yield
+    finally:
+        logger.removeHandler(collected)
+    assert not collected.records, "the MCP server's event loop logged: " + "; ".join(
+        record.getMessage() for record in collected.records
+    )

@@ -138,7 +138,7 @@ class MCPCall:
     def arguments(self) -> dict[str, Any] | None:
         """Return the arguments of a ``tools/call`` or ``prompts/get`` call, as sent."""
         arguments = self.params.get("arguments")
-        return cast("dict[str, Any]", arguments) if isinstance(arguments, dict) else None
+        return cast(dict[str, Any], arguments) if isinstance(arguments, dict) else None
 
     @property
     def uri(self) -> str | None:
@@ -315,7 +315,7 @@ def mcp_tool_result(
 
 def mcp_image(data: bytes, mime_type: str = "image/png") -> dict[str, Any]:
     """Build an image content block from raw bytes (sent base64-encoded)."""
-    return {"type": "image", "data": base64.b64encode(data).decode("ascii"), "mimeType": mime_type}
+    return {"type": "image", "data": base64.b64encode(data).decode(), "mimeType": mime_type}
 
 
 def mcp_progress(
@@ -366,7 +366,7 @@ class _Step:
         elif callable(self.arguments):
             shown = "matcher " + (getattr(self.arguments, "__name__", None) or "function")
         else:
-            shown = _describe.value(dict(self.arguments), 60)
+            shown = _describe.value(dict(self.arguments))
         return f"{self.method} {self.name}({shown})"
 
     def describe(self) -> dict[str, Any]:
@@ -582,7 +582,7 @@ class ScriptedMCPServer(CompletionContext):
                     f"notifications[{index}] must be a mapping with a str method, such as "
                     f"mcp_tools_changed(); got {_describe.value(notification, 40)}"
                 )
-            params = snapshot(dict(cast("Mapping[str, Any]", notification.get("params", {}))))
+            params = snapshot(dict(notification.get("params", {})))
             messages.append({"jsonrpc": "2.0", "method": notification["method"], "params": params})
         host = self._host
         if host is not None and messages:
@@ -764,7 +764,7 @@ class ScriptedMCPServer(CompletionContext):
         for step in candidates:
             if step.method != call.method or step.name != name:
                 continue
-            accepted, error = _matches(step, cast("dict[str, Any] | None", arguments))
+            accepted, error = _matches(step, cast(dict[str, Any] | None, arguments))
             if accepted:
                 self._steps.remove(step)
                 return step
@@ -907,17 +907,17 @@ def _step_list(steps: object) -> list[MCPStep]:
             "ScriptedMCPServer steps must be an iterable of steps, "
             f"got {type(steps).__name__}; wrap a single step in a list."
         )
-    return list(cast("Iterable[MCPStep]", steps))
+    return list(cast(Iterable[MCPStep], steps))
 
 
 def _offers(entries: object, argument: str, key: str) -> list[dict[str, Any]]:
     if not _is_iterable(entries):
         raise TypeError(f"{argument} must be an iterable of mappings, got {type(entries).__name__}")
     offered: list[dict[str, Any]] = []
-    for index, entry in enumerate(cast("Iterable[object]", entries)):
+    for index, entry in enumerate(cast(Iterable[object], entries)):
         if not isinstance(entry, Mapping):
             raise TypeError(f"{argument}[{index}] must be a mapping, got {type(entry).__name__}")
-        fields = cast("Mapping[str, Any]", entry)
+        fields = cast(Mapping[str, Any], entry)
         if not isinstance(fields.get(key), str) or not fields[key]:
             raise ValueError(f'{argument}[{index}] needs a non-empty str "{key}"')
         if argument == "tools" and not isinstance(fields.get("inputSchema", {}), Mapping):
@@ -946,7 +946,9 @@ def _placed(step: _Step, position: int) -> _Step:
 def _read_step(step: object, index: int) -> _Step:
     """Validate one scripted step and normalize its answer."""
 
-    def invalid(reason: InvalidScriptedMCPStepReason, detail: str) -> InvalidScriptedMCPStepError:
+    def invalid(
+        reason: InvalidScriptedMCPStepReason, detail: str | None
+    ) -> InvalidScriptedMCPStepError:
         return InvalidScriptedMCPStepError(reason, input_index=index, detail=detail)
 
     if not isinstance(step, MCPStep):
@@ -957,7 +959,7 @@ def _read_step(step: object, index: int) -> _Step:
     if arguments is not None and not callable(arguments):
         if not isinstance(arguments, Mapping):
             raise invalid("invalid_arguments", f"got {_describe.value(arguments, 40)}")
-        arguments = snapshot(dict(cast("Mapping[str, Any]", arguments)), "arguments")
+        arguments = snapshot(dict(cast(Mapping[str, Any], arguments)), "arguments")
     given = [
         name
         for name, present in (
@@ -983,14 +985,14 @@ def _read_step(step: object, index: int) -> _Step:
             "invalid_input", f"optional must be a bool, got {_describe.value(step.optional, 20)}"
         )
     outcome: _Outcome = (
-        "hang" if step.hang else "drop" if step.drop_session else cast("_Outcome", given[0])
+        "hang" if step.hang else "drop" if step.drop_session else cast(_Outcome, given[0])
     )
     value: Any = None
     if outcome == "result":
         try:
             value = _normalized(step.method, step.name, step.result)
         except InvalidScriptedMCPStepError as error:
-            raise invalid(error.reason, error.detail or "") from None
+            raise invalid(error.reason, error.detail) from None
     elif outcome == "respond":
         if not callable(step.respond):
             raise invalid("invalid_outcome", "respond must be a function of the recorded call")
@@ -1003,14 +1005,14 @@ def _read_step(step: object, index: int) -> _Step:
     if not _is_iterable(notifications):
         raise invalid("invalid_notification", f"got {_describe.value(notifications, 40)}")
     messages: list[dict[str, Any]] = []
-    for message in cast("Iterable[object]", notifications):
+    for message in cast(Iterable[object], notifications):
         if (
             not isinstance(message, Mapping)
-            or not isinstance(cast("Mapping[str, Any]", message).get("method"), str)
-            or not isinstance(cast("Mapping[str, Any]", message).get("params", {}), Mapping)
+            or not isinstance(cast(Mapping[str, Any], message).get("method"), str)
+            or not isinstance(cast(Mapping[str, Any], message).get("params", {}), Mapping)
         ):
             raise invalid("invalid_notification", f"got {_describe.value(message, 40)}")
-        messages.append(snapshot(dict(cast("Mapping[str, Any]", message)), "notification"))
+        messages.append(snapshot(dict(cast(Mapping[str, Any], message)), "notification"))
     return _Step(
         step.method,
         step.name,
@@ -1033,15 +1035,15 @@ def _normalized(method: StepMethod, name: str, value: Any) -> dict[str, Any]:
         if isinstance(value, str):
             return mcp_tool_result(value)
         if isinstance(value, (list, tuple)):
-            blocks = cast("Sequence[object]", value)
+            blocks = cast(Sequence[object], value)
             if not all(_is_block(block) for block in blocks):
                 raise invalid("content blocks are mappings with a str type")
-            return mcp_tool_result(cast("Sequence[Mapping[str, Any]]", blocks))
+            return mcp_tool_result(cast(Sequence[Mapping[str, Any]], blocks))
         if isinstance(value, Mapping):
-            fields = cast("Mapping[str, Any]", value)
+            fields = cast(Mapping[str, Any], value)
             content = fields.get("content")
             if not isinstance(content, (list, tuple)) or not all(
-                _is_block(block) for block in cast("Sequence[object]", content)
+                _is_block(block) for block in cast(Sequence[object], content)
             ):
                 raise invalid("result needs a content list of blocks with a str type")
             if not isinstance(fields.get("isError", False), bool):
@@ -1054,21 +1056,21 @@ def _normalized(method: StepMethod, name: str, value: Any) -> dict[str, Any]:
         if isinstance(value, str):
             return {"contents": [{"uri": name, "mimeType": "text/plain", "text": value}]}
         if isinstance(value, (bytes, bytearray)):
-            blob = base64.b64encode(bytes(value)).decode("ascii")
+            blob = base64.b64encode(bytes(value)).decode()
             return {
                 "contents": [{"uri": name, "mimeType": "application/octet-stream", "blob": blob}]
             }
         if isinstance(value, Mapping) and isinstance(
-            cast("Mapping[str, Any]", value).get("contents"), list
+            cast(Mapping[str, Any], value).get("contents"), list
         ):
-            return snapshot(dict(cast("Mapping[str, Any]", value)), "result")
+            return snapshot(dict(cast(Mapping[str, Any], value)), "result")
         raise invalid(f"got {_describe.value(value, 40)}")
     if isinstance(value, str):
         return {"messages": [{"role": "user", "content": {"type": "text", "text": value}}]}
     if isinstance(value, Mapping) and isinstance(
-        cast("Mapping[str, Any]", value).get("messages"), list
+        cast(Mapping[str, Any], value).get("messages"), list
     ):
-        return snapshot(dict(cast("Mapping[str, Any]", value)), "result")
+        return snapshot(dict(cast(Mapping[str, Any], value)), "result")
     raise invalid(f"got {_describe.value(value, 40)}")
 
 
@@ -1076,17 +1078,22 @@ def _result_summary(result: dict[str, Any]) -> str:
     """Describe a normalized result by its first text, as a reader of the script knows it."""
     blocks: list[Any] = result.get("content") or result.get("contents") or []
     messages: list[Any] = result.get("messages") or []
-    if messages and isinstance(messages[0], dict):
-        blocks = [cast("dict[str, Any]", messages[0]).get("content")]
+    if messages:
+        blocks = [_field(messages[0], "content")]
     first: Any = blocks[0] if blocks else None
-    text: Any = cast("dict[str, Any]", first).get("text") if isinstance(first, dict) else None
+    text = _field(first, "text")
     shown = _describe.value(text, 40) if isinstance(text, str) else _describe.value(first, 40)
     return ("tool error " if result.get("isError") is True else "") + shown
 
 
+def _field(value: object, key: str) -> Any:
+    """Return ``value[key]`` when ``value`` is a dict, else ``None``."""
+    return cast(dict[str, Any], value).get(key) if isinstance(value, dict) else None
+
+
 def _is_block(block: object) -> bool:
     return isinstance(block, Mapping) and isinstance(
-        cast("Mapping[str, Any]", block).get("type"), str
+        cast(Mapping[str, Any], block).get("type"), str
     )
 
 
@@ -1095,7 +1102,7 @@ def _is_block(block: object) -> bool:
 
 def _meta(params: Mapping[str, Any]) -> Mapping[str, Any]:
     meta = params.get("_meta")
-    return cast("Mapping[str, Any]", meta) if isinstance(meta, Mapping) else {}
+    return cast(Mapping[str, Any], meta) if isinstance(meta, Mapping) else {}
 
 
 def _envelope_version(params: Mapping[str, Any]) -> str | None:
@@ -1126,7 +1133,7 @@ def _call_summary(call: MCPCall) -> str:
 
 def _addressed(message: Mapping[str, Any], call: MCPCall) -> dict[str, Any] | None:
     """Return a step's notification as a JSON-RPC message for this call, or None to skip it."""
-    params = dict(cast("Mapping[str, Any]", message.get("params", {})))
+    params: dict[str, Any] = dict(message.get("params", {}))
     if message["method"] == "notifications/progress":
         token = _meta(call.__dict__["params"]).get("progressToken")
         if token is None:

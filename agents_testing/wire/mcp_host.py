@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import re
 import secrets
 import sys
 import threading
@@ -34,10 +35,11 @@ __all__ = ["MCP_PATH", "MCPHost"]
 MCP_PATH = "/mcp"
 """The path of the streamable HTTP endpoint."""
 
-_HEAD_LIMIT = 64 * 1024
 _SESSION_HEADER = "mcp-session-id"
 _RELAY_SCRIPT = str(Path(__file__).with_name("mcp_stdio.py"))
 _GONE: Any = object()
+# Hex digits only: int() would also take a sign, a 0x prefix or underscores.
+_CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]+")
 
 _REASONS = {
     200: "OK",
@@ -52,7 +54,6 @@ _REASONS = {
 
 class _BadRequest(Exception):
     def __init__(self, status: int, detail: str) -> None:
-        super().__init__(detail)
         self.status = status
         self.detail = detail
 
@@ -160,14 +161,15 @@ class MCPHost:
 
     async def _main(self) -> None:
         self._stop = asyncio.Event()
-        http = await asyncio.start_server(self._http_connection, "127.0.0.1", 0, limit=_HEAD_LIMIT)
+        # Any free port. A request head over asyncio's default line limit (64 KiB) is refused.
+        http = await asyncio.start_server(self._http_connection, "127.0.0.1")
         relay = await asyncio.start_server(
-            self._relay_connection, "127.0.0.1", 0, limit=MAX_MESSAGE_BYTES + 2
+            self._relay_connection, "127.0.0.1", limit=MAX_MESSAGE_BYTES + 2
         )
         try:
             self._ports = (
-                cast("tuple[str, int]", http.sockets[0].getsockname())[1],
-                cast("tuple[str, int]", relay.sockets[0].getsockname())[1],
+                cast(tuple[str, int], http.sockets[0].getsockname())[1],
+                cast(tuple[str, int], relay.sockets[0].getsockname())[1],
             )
             self._ready.set()
             await self._stop.wait()
@@ -321,7 +323,7 @@ class MCPHost:
             opened = f"http-{next(self._numbers)}"
             session = MCPJSONRPCSession(self._server, opened)
         else:
-            session = MCPJSONRPCSession(self._server, None)  # a stateless 2026-era request
+            session = MCPJSONRPCSession(self._server)  # a stateless 2026-era request
         outgoing: asyncio.Queue[Any] = asyncio.Queue()
         cancelled: list[bool] = []
 
@@ -470,9 +472,7 @@ def _opens_session(body: bytes) -> bool:
         message: object = json.loads(body)
     except (ValueError, RecursionError):
         return False
-    return (
-        isinstance(message, dict) and cast("dict[str, Any]", message).get("method") == "initialize"
-    )
+    return isinstance(message, dict) and cast(dict[str, Any], message).get("method") == "initialize"
 
 
 def _encoded(message: dict[str, Any], session: MCPJSONRPCSession) -> bytes:
@@ -492,7 +492,7 @@ def _encoded(message: dict[str, Any], session: MCPJSONRPCSession) -> bytes:
 
 
 def _head(status: int, headers: dict[str, str]) -> bytes:
-    lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}", "connection: close"]
+    lines = [f"HTTP/1.1 {status} {_REASONS[status]}", "connection: close"]
     lines += [f"{key}: {value}" for key, value in headers.items()]
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
@@ -521,14 +521,12 @@ async def _read_request(
         head = await reader.readuntil(b"\r\n\r\n")
     except asyncio.LimitOverrunError:
         raise _BadRequest(431, "request head too large") from None
-    lines = head.decode("latin-1").split("\r\n")
+    lines = head[:-4].decode("latin-1").split("\r\n")  # without the blank line that ends it
     parts = lines[0].split(" ")
     if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
         raise _BadRequest(400, "malformed request line")
     headers: dict[str, str] = {}
     for line in lines[1:]:
-        if not line:
-            continue
         name, colon, value = line.partition(":")
         if not colon:
             raise _BadRequest(400, "malformed header line")
@@ -554,10 +552,10 @@ async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
     total = 0
     while True:
         size_line = await reader.readuntil(b"\r\n")
-        try:
-            size = int(size_line.split(b";")[0].strip() or b"0", 16)
-        except ValueError:
-            raise _BadRequest(400, "malformed chunk size") from None
+        digits = size_line.split(b";")[0].strip()  # a chunk extension is ignored
+        if _CHUNK_SIZE.fullmatch(digits) is None:
+            raise _BadRequest(400, "malformed chunk size")
+        size = int(digits, 16)
         if size == 0:
             await reader.readuntil(b"\r\n")
             return b"".join(parts)

@@ -122,7 +122,7 @@ class MCPJSONRPCSession:
             return [self.refuse("batch_request")]
         if not isinstance(message, dict):
             return [self.refuse("invalid_request", detail="not a JSON object")]
-        return cast("dict[str, Any]", message)
+        return cast(dict[str, Any], message)
 
     async def receive(self, raw: bytes | str, send: MCPSend) -> bool:
         """Handle one raw message; return whether it was a request that got an answer.
@@ -168,7 +168,7 @@ class MCPJSONRPCSession:
         params = message.get("params")
         if "id" not in message:
             if isinstance(params, Mapping):
-                self._notified(method, cast("Mapping[str, Any]", params))
+                self._notified(method, cast(Mapping[str, Any], params))
             return False
         if not valid_id:
             await send(
@@ -182,11 +182,11 @@ class MCPJSONRPCSession:
                 )
             )
             return True
-        refusal = self._other_era(request_id, method, cast("Mapping[str, Any] | None", params))
+        refusal = self._other_era(request_id, method, cast(Mapping[str, Any] | None, params))
         if refusal is not None:
             await send(refusal)
             return True
-        await self._answer(request_id, method, cast("Mapping[str, Any] | None", params), send)
+        await self._answer(request_id, method, cast(Mapping[str, Any] | None, params), send)
         return True
 
     def _other_era(
@@ -272,8 +272,8 @@ def _is_id(value: object) -> bool:
 
 
 def _key(request_id: object) -> object:
-    # 1 and "1" are different ids; True is no id at all.
-    return (type(request_id).__name__, request_id) if _is_id(request_id) else None
+    # 1 and "1" are different keys as they are; True (equal to 1) is no id at all.
+    return request_id if _is_id(request_id) else None
 
 
 def _too_deep(message: object) -> bool:
@@ -283,9 +283,9 @@ def _too_deep(message: object) -> bool:
         following: list[object] = []
         for value in level:
             if isinstance(value, dict):
-                following.extend(cast("dict[str, object]", value).values())
+                following.extend(cast(dict[str, object], value).values())
             elif isinstance(value, list):
-                following.extend(cast("list[object]", value))
+                following.extend(cast(list[object], value))
         if not following:
             return False
         level = following

@@ -38,11 +38,12 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as error:
         print(f"agents-testing MCP relay: cannot reach {args.connect}: {error}", file=sys.stderr)
         return 1
-    connection.sendall(str(args.token).encode() + b"\n")
-    parent = _PARENT
-    for target in (_upstream, _watch_parent):
-        threading.Thread(target=target, args=(connection, parent), daemon=True).start()
-    _downstream(connection)
+    with connection:
+        connection.sendall(str(args.token).encode() + b"\n")
+        parent = _PARENT
+        for target in (_upstream, _watch_parent):
+            threading.Thread(target=target, args=(connection, parent), daemon=True).start()
+        _downstream(connection)
     return 0
 
 

@@ -7,6 +7,7 @@ spawned stdio relay), so these tests run without the ``mcp`` package.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.client
 import json
 import socket
@@ -28,6 +29,7 @@ from agents_testing import (
     mcp_tool,
     mcp_tool_call,
 )
+from agents_testing.wire.mcp_host import MCP_PATH, MCPHost
 from agents_testing.wire.mcp_jsonrpc import MAX_MESSAGE_BYTES, MCPJSONRPCSession
 
 INITIALIZE = {
@@ -531,3 +533,578 @@ def test_a_chunk_size_line_over_the_limit_is_a_bad_request(server: ScriptedMCPSe
 
     assert status_line.startswith(b"HTTP/1.1 400 ")
     assert refusal(server).reason == "invalid_request"
+
+
+def post_chunked(server: ScriptedMCPServer, chunked_body: bytes) -> tuple[int, bytes]:
+    """POST a chunked body written by hand (chunk size lines included)."""
+    parts = urlsplit(server.url)
+    with socket.create_connection((parts.hostname or "", parts.port or 0)) as raw:
+        raw.sendall(
+            b"POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+            b"transfer-encoding: chunked\r\n\r\n" + chunked_body
+        )
+        response = http.client.HTTPResponse(raw)
+        response.begin()
+        return response.status, response.read()
+
+
+PING = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
+
+
+def test_a_chunk_extension_is_ignored(server: ScriptedMCPServer) -> None:
+    status, answer = post_chunked(server, b"%X;name=value\r\n%s\r\n0\r\n\r\n" % (len(PING), PING))
+
+    assert (status, json.loads(answer)) == (200, {"jsonrpc": "2.0", "id": 1, "result": {}})
+
+
+@pytest.mark.parametrize("size", [b"zz", b"-1", b"", b"0x2d", b"+2d", b"2_d"])
+def test_a_chunk_size_that_is_not_hex_digits_is_a_bad_request(
+    server: ScriptedMCPServer, size: bytes
+) -> None:
+    status, answer = post_chunked(server, size + b"\r\n" + PING + b"\r\n0\r\n\r\n")
+
+    assert status == 400
+    assert json.loads(answer)["error"] == {"code": -32600, "message": "malformed chunk size"}
+    refused = refusal(server)
+    assert (refused.reason, refused.detail) == ("invalid_request", "malformed chunk size")
+    assert "Fix the client or the code that sends it" in str(refused)
+
+
+def test_a_chunked_body_of_the_limit_is_read_and_one_byte_more_is_refused(
+    server: ScriptedMCPServer,
+) -> None:
+    half = MAX_MESSAGE_BYTES // 2
+    first = PING + b" " * (half - len(PING))  # JSON allows the trailing whitespace
+    whole = b"%X\r\n%s\r\n%X\r\n%s\r\n0\r\n\r\n" % (half, first, half, b" " * half)
+
+    status, answer = post_chunked(server, whole)
+
+    assert (status, json.loads(answer)["result"]) == (200, {})
+    server.assert_complete()
+
+    # The limit holds for the chunks together, not for each one.
+    status, answer = post_chunked(server, b"%X\r\n%s\r\n%X\r\n" % (half, first, half + 1))
+
+    assert status == 413
+    assert json.loads(answer)["error"] == {"code": -32600, "message": "chunked body over the limit"}
+    refused = refusal(server)
+    assert (refused.reason, refused.detail) == ("too_large", "chunked body over the limit")
+
+
+def next_event(stream: http.client.HTTPResponse) -> dict[str, Any]:
+    assert stream.readline() == b"event: message\n"
+    event: dict[str, Any] = json.loads(stream.readline().decode().removeprefix("data: "))
+    assert stream.readline() == b"\n"
+    return event
+
+
+@contextlib.contextmanager
+def get_stream(server: ScriptedMCPServer, session: str) -> Iterator[http.client.HTTPResponse]:
+    """Open the session's GET stream; close it (response and connection) at the end."""
+    parts = urlsplit(server.url)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port)
+    connection.request("GET", "/mcp", headers={**ACCEPT, "mcp-session-id": session})
+    stream = connection.getresponse()
+    try:
+        assert stream.status == 200
+        yield stream
+    finally:
+        stream.close()
+        connection.close()
+
+
+def test_set_tools_tells_each_get_stream_that_the_tools_changed(server: ScriptedMCPServer) -> None:
+    session = post(server, INITIALIZE)[1]["mcp-session-id"]
+    with get_stream(server, session) as stream:
+        server.set_tools([mcp_tool("b")])
+        server.notify_clients({"method": "notifications/resources/list_changed"})
+
+        events = [next_event(stream), next_event(stream)]
+
+    assert events == [
+        {"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}},
+        {"jsonrpc": "2.0", "method": "notifications/resources/list_changed", "params": {}},
+    ]
+
+
+def test_a_step_that_drops_an_http_session_ends_its_get_stream(server: ScriptedMCPServer) -> None:
+    server.enqueue(mcp_tool_call("t", drop_session=True))
+    session = post(server, INITIALIZE)[1]["mcp-session-id"]
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "t"}}
+    with get_stream(server, session) as stream:
+        with pytest.raises(http.client.RemoteDisconnected):
+            post(server, call, {"mcp-session-id": session})
+
+        assert stream.read() == b""  # the stream ended with the session
+    server.assert_complete()
+
+
+def test_the_host_repr_shows_its_url_and_sessions_or_that_it_closed() -> None:
+    server = ScriptedMCPServer()
+    host = MCPHost(server)
+    try:
+        assert repr(host) == f"<MCPHost {host.url} sessions=0>"
+        parts = urlsplit(host.url)
+        connection = http.client.HTTPConnection(parts.hostname or "", parts.port)
+        connection.request("POST", MCP_PATH, json.dumps(INITIALIZE).encode(), ACCEPT)
+        assert connection.getresponse().status == 200
+        connection.close()
+        assert repr(host) == f"<MCPHost {host.url} sessions=1>"
+        # The thread the MCP tests' conftest watches for logged errors, by this name.
+        served = [thread for thread in threading.enumerate() if thread.name == "agents-testing-mcp"]
+        assert [thread.daemon for thread in served] == [True]
+    finally:
+        host.close()
+    assert not any(thread.name == "agents-testing-mcp" for thread in threading.enumerate())
+
+    assert repr(host) == "<MCPHost closed sessions=1>"
+
+
+def test_an_http_session_refusal_says_what_is_missing(server: ScriptedMCPServer) -> None:
+    unknown = "u:" + "u" * 98  # a colon in a header value belongs to the value
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+
+    no_header = request(server, "DELETE")
+    not_found = [
+        request(server, method, ping if method == "POST" else None, {"mcp-session-id": unknown})
+        for method in ("POST", "GET", "DELETE")
+    ]
+    get = request(server, "GET")
+
+    assert (no_header[0], json.loads(no_header[2])) == (
+        400,
+        {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {"code": -32600, "message": "Bad Request: no Mcp-Session-Id header"},
+        },
+    )
+    for status, _, answer in not_found:
+        assert (status, json.loads(answer)["error"]) == (
+            404,
+            {"code": -32001, "message": "Session not found"},
+        )
+    assert (get[0], get[1]["allow"], json.loads(get[2])["error"]) == (
+        405,
+        "POST",
+        {"code": -32600, "message": "Method Not Allowed: open a session with initialize first"},
+    )
+    refused = refusal(server)
+    assert (refused.reason, refused.session_id) == ("unknown_session", unknown[:80])
+    assert "send the Mcp-Session-Id the initialize answer gave" in str(refused)
+
+
+def test_an_answer_without_a_body_is_empty(server: ScriptedMCPServer) -> None:
+    session = post(server, INITIALIZE)[1]["mcp-session-id"]
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+    accepted = post(server, initialized, {"mcp-session-id": session})
+    deleted = request(server, "DELETE", None, {"mcp-session-id": session})
+
+    for _, headers, body in (accepted, deleted):
+        assert (headers["content-length"], body) == ("0", b"")
+        assert "content-type" not in headers
+    assert (accepted[0], deleted[0]) == (202, 200)
+
+
+def test_a_get_stream_is_an_uncached_event_stream(server: ScriptedMCPServer) -> None:
+    session = post(server, INITIALIZE)[1]["mcp-session-id"]
+    with get_stream(server, session) as stream:
+        headers = {key.lower(): value for key, value in stream.getheaders()}
+
+    assert (headers["content-type"], headers["cache-control"]) == ("text/event-stream", "no-cache")
+
+
+def test_a_notification_that_is_not_json_reaches_a_get_stream_as_an_error(
+    server: ScriptedMCPServer,
+) -> None:
+    session = post(server, INITIALIZE)[1]["mcp-session-id"]
+    with get_stream(server, session) as stream:
+        server.notify_clients(mcp_log("info", float("nan")))
+        event = next_event(stream)
+
+    assert event["error"]["code"] == -32603
+    assert event["error"]["message"].startswith("answer is not JSON: ")
+    refused = refusal(server)
+    assert (refused.reason, refused.session_id) == ("invalid_params", session)
+
+
+class RelayClient:
+    """Talks to the host's stdio relay socket directly, as ``mcp_stdio.py`` does."""
+
+    def __init__(self, server: ScriptedMCPServer) -> None:
+        command = server.stdio_command
+        host, _, port = command[command.index("--connect") + 1].rpartition(":")
+        self.socket = socket.create_connection((host, int(port)))
+        self.socket.sendall(command[command.index("--token") + 1].encode() + b"\n")
+        self.lines = self.socket.makefile("rb")
+
+    def send(self, data: bytes) -> None:
+        self.socket.sendall(data)
+
+    def receive(self) -> dict[str, Any]:
+        answer: dict[str, Any] = json.loads(self.lines.readline())
+        return answer
+
+    def close(self) -> None:
+        self.lines.close()
+        self.socket.close()
+
+
+def test_server_notifications_reach_a_stdio_connection() -> None:
+    server = ScriptedMCPServer()
+    client = RelayClient(server)
+    try:
+        client.send(json.dumps(INITIALIZE).encode() + b"\n")
+        assert "result" in client.receive()
+
+        server.notify_clients(mcp_log("info", "one"), mcp_log("info", "two"))
+
+        received = [client.receive(), client.receive()]
+    finally:
+        client.close()
+        server.close()
+
+    assert [message["params"]["data"] for message in received] == ["one", "two"]
+
+
+def test_a_stdio_line_over_the_limit_is_refused_and_ends_the_connection() -> None:
+    server = ScriptedMCPServer()
+    client = RelayClient(server)
+    try:
+        client.send(b" " * (MAX_MESSAGE_BYTES + 3))  # no newline within the limit
+
+        answer = client.receive()
+        assert client.lines.read() == b""  # the connection ended
+    finally:
+        client.close()
+        server.close()
+
+    assert answer["error"] == {
+        "code": -32600,
+        "message": "Message too large",
+        "data": "line over the limit",
+    }
+    refused = refusal(server)
+    assert (refused.reason, refused.detail) == ("too_large", "line over the limit")
+
+
+def test_a_responders_answer_that_is_not_json_reaches_stdio_as_an_error() -> None:
+    server = ScriptedMCPServer(
+        [mcp_tool_call("t", respond=lambda call: [{"type": "text", "text": float("inf")}])]
+    )
+    client = RelayClient(server)
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "t"}}
+    try:
+        client.send(json.dumps(call).encode() + b"\n")
+        answer = client.receive()
+    finally:
+        client.close()
+        server.close()
+
+    assert (answer["id"], answer["error"]["code"]) == (7, -32603)
+    refused = refusal(server)
+    assert (refused.reason, refused.session_id) == ("invalid_params", "stdio-1")
+    assert str(refused.detail).startswith("answer is not JSON: ")
+
+
+def exchange_raw(server: ScriptedMCPServer, data: bytes) -> tuple[bytes, dict[str, str], bytes]:
+    """Send raw bytes; return the status line, the headers and the body of the answer."""
+    parts = urlsplit(server.url)
+    with socket.create_connection((parts.hostname or "", parts.port or 0)) as raw:
+        raw.sendall(data)
+        with raw.makefile("rb") as answer:
+            status_line = answer.readline().rstrip(b"\r\n")
+            headers: dict[str, str] = {}
+            while line := answer.readline().rstrip(b"\r\n"):
+                name, _, value = line.decode("latin-1").partition(": ")
+                headers[name] = value
+            return status_line, headers, answer.read()
+
+
+def post_bytes(body: bytes, head: bytes = b"") -> bytes:
+    return (
+        b"POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n%s"
+        b"content-length: %d\r\n\r\n%s" % (head, len(body), body)
+    )
+
+
+@pytest.mark.parametrize(
+    ("data", "status_line", "reason", "detail"),
+    [
+        pytest.param(
+            b"POST /mcp HTTP/1.1\r\nx-big: " + b"x" * 70_000 + b"\r\n\r\n",
+            b"HTTP/1.1 431 Request Header Fields Too Large",
+            "too_large",
+            "request head too large",
+            id="head-too-large",
+        ),
+        pytest.param(
+            b"GARBAGE\r\n\r\n",
+            b"HTTP/1.1 400 Bad Request",
+            "invalid_request",
+            "malformed request line",
+            id="request-line",
+        ),
+        pytest.param(
+            b"POST /mcp FTP/1.0\r\n\r\n",
+            b"HTTP/1.1 400 Bad Request",
+            "invalid_request",
+            "malformed request line",
+            id="not-http",
+        ),
+        pytest.param(
+            b"POST  /mcp HTTP/1.1\r\n\r\n",
+            b"HTTP/1.1 400 Bad Request",
+            "invalid_request",
+            "malformed request line",
+            id="two-spaces",
+        ),
+        pytest.param(
+            b"POST /mcp HTTP/1.1\r\nno colon here\r\nhost: x\r\n\r\n",
+            b"HTTP/1.1 400 Bad Request",
+            "invalid_request",
+            "malformed header line",
+            id="header-line",
+        ),
+        pytest.param(
+            b"POST /mcp HTTP/1.1\r\ncontent-length: lots\r\n\r\n",
+            b"HTTP/1.1 400 Bad Request",
+            "invalid_request",
+            "invalid content-length",
+            id="content-length",
+        ),
+        pytest.param(
+            b"POST /mcp HTTP/1.1\r\ncontent-length: %d\r\n\r\n" % (MAX_MESSAGE_BYTES + 1),
+            b"HTTP/1.1 413 Payload Too Large",
+            "too_large",
+            f"body of {MAX_MESSAGE_BYTES + 1} bytes over the limit",
+            id="body-too-large",
+        ),
+        pytest.param(
+            b"POST /mcp HTTP/1.1\r\ntransfer-encoding: chunked\r\n\r\n" + b"1" * 70_000 + b"\r\n",
+            b"HTTP/1.1 400 Bad Request",
+            "invalid_request",
+            "malformed chunked body",
+            id="chunk-size-line",
+        ),
+        pytest.param(
+            b"POST /elsewhere/" + b"p" * 100 + b" HTTP/1.1\r\n\r\n",
+            b"HTTP/1.1 404 Not Found",
+            "invalid_request",
+            "POST /elsewhere/" + "p" * 69 + ": not /mcp",  # the path cut to 80 characters
+            id="path",
+        ),
+    ],
+)
+def test_a_bad_http_request_gets_its_status_and_a_json_rpc_error_and_is_a_violation(
+    server: ScriptedMCPServer, data: bytes, status_line: bytes, reason: str, detail: str
+) -> None:
+    got_status, headers, body = exchange_raw(server, data)
+
+    assert got_status == status_line
+    assert (headers["connection"], headers["content-type"]) == ("close", "application/json")
+    assert headers["content-length"] == str(len(body))
+    message = "Not Found: use /mcp" if detail.endswith(": not /mcp") else detail
+    assert json.loads(body) == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32600, "message": message},
+    }
+    refused = refusal(server)
+    assert (refused.reason, refused.detail) == (reason, detail)
+
+
+def test_a_method_other_than_get_post_or_delete_is_not_allowed(server: ScriptedMCPServer) -> None:
+    status_line, headers, body = exchange_raw(server, b"PUT /mcp HTTP/1.1\r\n\r\n")
+
+    assert (status_line, headers["allow"]) == (
+        b"HTTP/1.1 405 Method Not Allowed",
+        "GET, POST, DELETE",
+    )
+    assert json.loads(body)["error"] == {"code": -32600, "message": "Method Not Allowed"}
+
+
+def test_the_endpoint_path_may_carry_a_query(server: ScriptedMCPServer) -> None:
+    ping = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
+    data = post_bytes(ping).replace(b"POST /mcp ", b"POST /mcp?client=x ", 1)
+
+    status_line, _, body = exchange_raw(server, data)
+
+    assert (status_line, json.loads(body)["result"]) == (b"HTTP/1.1 200 OK", {})
+    server.assert_complete()
+
+
+def test_a_body_of_the_limit_is_read(server: ScriptedMCPServer) -> None:
+    ping = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
+    body = ping + b" " * (MAX_MESSAGE_BYTES - len(ping))
+
+    status_line, _, answer = exchange_raw(server, post_bytes(body))
+
+    assert (status_line, json.loads(answer)["result"]) == (b"HTTP/1.1 200 OK", {})
+
+
+def test_only_initialize_answers_with_a_session_id(server: ScriptedMCPServer) -> None:
+    malformed = post(server, b"{oops")
+    opened = post(server, INITIALIZE)
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    in_session = post(server, ping, {"mcp-session-id": opened[1]["mcp-session-id"]})
+    stateless = post(server, {**ping, "params": ENVELOPE})
+
+    assert opened[1]["mcp-session-id"] == "http-1"  # the malformed body opened none
+    for status, headers, _ in (malformed, in_session, stateless):
+        assert status == 200
+        assert "mcp-session-id" not in headers
+
+
+def test_a_call_answered_after_a_delay_or_after_extra_bytes_is_still_answered(
+    server: ScriptedMCPServer,
+) -> None:
+    server.enqueue(mcp_tool_call("t", result="late", delay=0.05))
+    call = b'{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "t"}}'
+
+    # Bytes after the request on a Connection: close exchange are not a disconnect.
+    status_line, _, body = exchange_raw(server, post_bytes(call) + b"extra")
+
+    assert status_line == b"HTTP/1.1 200 OK"
+    assert json.loads(body)["result"]["content"][0]["text"] == "late"
+
+
+def test_a_client_that_takes_only_json_gets_the_answer_without_the_notifications(
+    server: ScriptedMCPServer,
+) -> None:
+    server.enqueue(
+        mcp_tool_call(
+            "t", result="done", notifications=[mcp_log("info", "a"), mcp_log("info", "b")]
+        )
+    )
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "t"}}
+
+    status, headers, body = post(server, call, {"accept": "application/json"})
+
+    assert (status, headers["content-type"]) == (200, "application/json")
+    assert json.loads(body) == {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "result": {"content": [{"type": "text", "text": "done"}], "isError": False},
+    }
+
+
+def test_an_sse_answer_is_an_uncached_event_stream(server: ScriptedMCPServer) -> None:
+    server.enqueue(mcp_tool_call("t", result="done", notifications=[mcp_log("info", "a")]))
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "t"}}
+
+    status, headers, _ = post(server, call)
+
+    assert (status, headers["content-type"], headers["cache-control"]) == (
+        200,
+        "text/event-stream",
+        "no-cache",
+    )
+
+
+@pytest.mark.parametrize(
+    ("notifications", "accept"),
+    [
+        pytest.param([], "application/json, text/event-stream", id="plain"),
+        pytest.param([mcp_log("info", "a")], "application/json", id="json-after-notifications"),
+        pytest.param([mcp_log("info", "a")], "application/json, text/event-stream", id="sse"),
+    ],
+)
+def test_a_responders_answer_that_is_not_json_reaches_http_as_an_error(
+    server: ScriptedMCPServer, notifications: list[dict[str, Any]], accept: str
+) -> None:
+    server.enqueue(
+        mcp_tool_call(
+            "t",
+            respond=lambda call: [{"type": "text", "text": float("nan")}],
+            notifications=notifications,
+        )
+    )
+    call = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "t"}}
+
+    status, _, body = post(server, call, {"accept": accept})
+
+    assert status == 200
+    last = json.loads(body.decode().strip().splitlines()[-1].removeprefix("data: "))
+    assert (last["id"], last["error"]["code"]) == (9, -32603)
+    assert last["error"]["message"].startswith("answer is not JSON: Out of range float values")
+    refused = refusal(server)
+    assert refused.reason == "invalid_params"
+    assert str(refused.detail).startswith("answer is not JSON: ")
+
+
+def test_a_call_the_client_cancels_ends_its_event_stream_without_an_answer(
+    server: ScriptedMCPServer,
+) -> None:
+    server.enqueue(mcp_tool_call("t", hang=True))
+    session = post(server, INITIALIZE)[1]["mcp-session-id"]
+    call = {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "t"}}
+    answers: list[tuple[int, dict[str, str], bytes]] = []
+    caller = threading.Thread(
+        target=lambda: answers.append(post(server, call, {"mcp-session-id": session}))
+    )
+    caller.start()
+    wait_until(lambda: len(server.calls) == 2)
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}}
+
+    assert post(server, cancel, {"mcp-session-id": session})[0] == 202
+    caller.join()
+
+    status, headers, body = answers[0]
+    assert (status, headers["content-type"], body) == (200, "text/event-stream", b"")
+    server.assert_complete()
+
+
+def test_a_host_that_cannot_start_raises_the_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise OSError("no port to listen on")
+
+    monkeypatch.setattr(asyncio, "start_server", refuse)
+
+    with pytest.raises(OSError, match="no port to listen on"):
+        MCPHost(ScriptedMCPServer())
+
+
+def test_a_stdio_line_of_the_limit_is_read() -> None:
+    server = ScriptedMCPServer()
+    client = RelayClient(server)
+    ping = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
+    try:
+        # The limit counts the line's newline too.
+        client.send(ping + b" " * (MAX_MESSAGE_BYTES - 1 - len(ping)) + b"\n")
+        answer = client.receive()
+    finally:
+        client.close()
+        server.close()
+
+    assert answer == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    server.assert_complete()
+
+
+@pytest.mark.parametrize(
+    "accept", ["application/json", "application/json, text/event-stream"], ids=["json", "sse"]
+)
+def test_a_call_that_drops_its_session_after_notifications_gets_no_answer(
+    server: ScriptedMCPServer, accept: str
+) -> None:
+    server.enqueue(mcp_tool_call("t", drop_session=True, notifications=[mcp_log("info", "a")]))
+    session = post(server, INITIALIZE)[1]["mcp-session-id"]
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "t"}}
+    parts = urlsplit(server.url)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port)
+    try:
+        headers = {**ACCEPT, "accept": accept, "mcp-session-id": session}
+        connection.request("POST", "/mcp", json.dumps(call).encode(), headers)
+        try:
+            response = connection.getresponse()
+            body = response.read()
+            response.close()
+        except http.client.RemoteDisconnected:
+            body = b""
+    finally:
+        connection.close()
+
+    assert b'"id":2' not in body  # no answer, only the notification at most
+    assert b"null" not in body
+    server.assert_complete()
