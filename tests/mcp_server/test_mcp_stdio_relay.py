@@ -52,6 +52,7 @@ class Relay:
         self.stdin_read, self.stdin = os.pipe()
         self.stdout, self.stdout_write = os.pipe()
         self.exits: list[str] = []
+        self.daemons: dict[str, bool] = {}  # whether each exiting thread is a daemon
         self.orphaned = threading.Event()
         self.released = threading.Event()
         self.returned: list[int] = []
@@ -65,6 +66,7 @@ class Relay:
 
         def fake_exit() -> None:
             self.exits.append(threading.current_thread().name)
+            self.daemons[threading.current_thread().name] = threading.current_thread().daemon
             self.released.wait()
 
         monkeypatch.setattr(sys, "stdin", SimpleNamespace(buffer=_Fd(self.stdin_read)))
@@ -199,6 +201,24 @@ def test_the_relay_stops_when_the_server_closes(
     finally:
         relay.stop(served)
     assert relay.returned == [0]
+
+
+def test_the_relays_helper_threads_never_keep_its_process_alive(
+    served: ScriptedMCPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    relay = relay_to(served, monkeypatch)
+    relay.send(INITIALIZE)
+    relay.receive()
+
+    relay.stop(served)  # each of the three threads reaches _exit
+
+    # If main() ever raised instead of exiting, the interpreter would not wait for these.
+    helpers = {name: daemon for name, daemon in relay.daemons.items() if name != "relay-main"}
+    assert sorted(name.rpartition("(")[2] for name in helpers) == [
+        "_upstream)",
+        "_watch_parent)",
+    ]
+    assert all(helpers.values())
 
 
 def test_the_relay_sends_the_token_first(monkeypatch: pytest.MonkeyPatch) -> None:
