@@ -292,17 +292,24 @@ def test_the_relay_explains_its_options(
 
 
 def test_the_relay_reads_the_port_after_the_last_colon(monkeypatch: pytest.MonkeyPatch) -> None:
-    try:
-        listener = socket.create_server(("::1", 0), family=socket.AF_INET6)
-    except OSError:
-        pytest.skip("no IPv6 loopback here")
-    with listener:
-        port = listener.getsockname()[1]
-        relay = Relay(monkeypatch, ["--connect", f"::1:{port}", "--token", "t6"])
+    # An IPv6 host has colons of its own. No IPv6 socket is opened: the suite also runs with
+    # every host but 127.0.0.1 blocked, so the relay gets one end of a socket pair instead.
+    ours, theirs = socket.socketpair()
+    reached: list[Any] = []
+
+    def create_connection(address: Any, *args: Any, **kwargs: Any) -> socket.socket:
+        reached.append(address)
+        return theirs
+
+    monkeypatch.setattr(mcp_stdio.socket, "create_connection", create_connection)
+    with ours:
+        relay = Relay(monkeypatch, ["--connect", "::1:4242", "--token", "t6"])
         try:
-            connection, _ = listener.accept()
-            with connection, connection.makefile("rb") as received:
+            ours.settimeout(10)  # a relay that sends nothing fails the test, not hangs it
+            with ours.makefile("rb") as received:
                 assert received.readline() == b"t6\n"
+            assert reached == [("::1", 4242)]
+            ours.shutdown(socket.SHUT_RDWR)  # the server goes away: the relay ends
             wait_until(lambda: relay.exits == ["relay-main"])
         finally:
             relay.stop()
