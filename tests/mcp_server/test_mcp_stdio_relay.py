@@ -301,7 +301,7 @@ def test_the_relay_reads_the_port_after_the_last_colon(monkeypatch: pytest.Monke
         reached.append(address)
         return theirs
 
-    monkeypatch.setattr(mcp_stdio.socket, "create_connection", create_connection)
+    monkeypatch.setattr(socket, "create_connection", create_connection)
     with ours:
         relay = Relay(monkeypatch, ["--connect", "::1:4242", "--token", "t6"])
         try:
