@@ -225,8 +225,10 @@ def test_the_relay_sends_the_token_first(monkeypatch: pytest.MonkeyPatch) -> Non
     with socket.create_server(("127.0.0.1", 0)) as listener:
         port = listener.getsockname()[1]
         relay = Relay(monkeypatch, ["--connect", f"127.0.0.1:{port}", "--token", "t0ken"])
+        listener.settimeout(10)  # a relay that never connects fails the test, not hangs it
         try:
             connection, _ = listener.accept()
+            connection.settimeout(10)
             with connection, connection.makefile("rb") as received:
                 assert received.readline() == b"t0ken\n"
                 os.write(relay.stdin, b"from stdin\n")
