@@ -469,3 +469,20 @@ def test_a_stream_whose_text_comes_only_in_its_final_response_opens_with_the_rol
     sent = chunks(post(ScriptedEndpoint(model), {**CHAT, "stream": True}))
 
     assert sent == [chunk(ROLE), chunk({"content": "Sunny."}), chunk({}, "stop"), "[DONE]"]
+
+
+@pytest.mark.parametrize(
+    ("status", "kind"),
+    [(400, "invalid_request_error"), (429, "rate_limit_exceeded"), (503, "server_error")],
+)
+def test_an_error_scripted_without_a_type_takes_the_one_of_its_status(
+    status: int, kind: str
+) -> None:
+    model = ScriptedModel([model_error(ScriptedHTTPError(status, "Try later."))])
+
+    response = post(ScriptedEndpoint(model), CHAT)
+
+    assert response.status == status
+    assert json.loads(response.body) == {
+        "error": {"message": "Try later.", "type": kind, "param": None, "code": kind}
+    }
