@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import dataclasses
 import json
@@ -1248,3 +1249,94 @@ def test_credentials_never_reach_records_errors_or_reprs() -> None:
     for error in (unexpected.value, unknown_path.value):
         texts += [str(error), repr(error), repr(pickle.dumps(error))]
     assert all(SECRET not in text for text in texts)
+
+
+# -- responders that await --------------------------------------------------------------------
+
+
+def _awaiting(answer: Any) -> ScriptedModel:
+    """A model whose one step is a responder that awaits, then returns or raises ``answer``."""
+    from agents_testing import model_responder
+
+    async def respond(call: Any) -> Any:
+        await asyncio.sleep(0)
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+    return ScriptedModel([model_responder(respond)])
+
+
+def _post_async(endpoint: ScriptedEndpoint, path: str, body: Any) -> WireResponse:
+    return asyncio.run(endpoint.handle_async("POST", path, HEADERS, json.dumps(body).encode()))
+
+
+def test_an_awaiting_responders_answer_is_rendered_and_numbered_by_its_call() -> None:
+    from agents_testing import ModelResponse, Usage
+
+    # Without a response id, the wire id is numbered by the model's count of calls.
+    endpoint = ScriptedEndpoint(_awaiting(ModelResponse([assistant_message("Sunny.")], Usage())))
+
+    response = _post_async(endpoint, "/v1/chat/completions", CHAT)
+
+    assert response.status == 200
+    body = json.loads(response.body)
+    assert (body["id"], body["choices"][0]["message"]["content"]) == (
+        "chatcmpl-scripted-1",
+        "Sunny.",
+    )
+    endpoint.assert_complete()
+
+
+def test_an_awaiting_responder_that_raises_is_a_broken_script_kept_for_assert_complete() -> None:
+    failure = ValueError("no forecast for Tokyo")
+    endpoint = ScriptedEndpoint(_awaiting(failure))
+
+    response = _post_async(endpoint, "/v1/chat/completions", CHAT)
+
+    assert response.status == 400
+    assert dict(response.headers)["x-should-retry"] == "false"
+    assert json.loads(response.body)["error"]["message"] == (
+        "agents-testing: Scripted wire endpoint request #1 (request_index=0) POST "
+        "/v1/chat/completions: script error (ValueError: no forecast for Tokyo); the script "
+        "raised while answering this request (its exception is the __cause__): fix the "
+        "responder or stream, or the code under test if the script's assertion is right. "
+        "Script an HTTP error with model_error() or ScriptedHTTPError instead."
+    )
+    with pytest.raises(WireRequestError) as caught:
+        endpoint.assert_complete()
+    assert (caught.value.reason, caught.value.request_index) == ("script_error", 0)
+    assert caught.value.__cause__ is failure
+
+
+def test_an_http_error_an_awaiting_responder_raises_is_answered_as_scripted() -> None:
+    endpoint = ScriptedEndpoint(_awaiting(ScriptedHTTPError(429, "Slow down.")))
+
+    response = _post_async(endpoint, "/v1/chat/completions", CHAT)
+
+    assert response.status == 429
+    assert json.loads(response.body)["error"] == {
+        "message": "Slow down.",
+        "type": "rate_limit_exceeded",
+        "param": None,
+        "code": "rate_limit_exceeded",
+    }
+    endpoint.assert_complete()  # a scripted error is no failure of the script
+
+
+@pytest.mark.parametrize(
+    ("length", "summary"),
+    [
+        (500, "ValueError: " + "x" * 488),  # 500 characters: whole
+        (501, "ValueError: " + "x" * 485 + "..."),  # one more: cut to 500 with an ellipsis
+    ],
+)
+def test_the_summary_of_a_scripts_exception_is_cut_to_500_characters(
+    length: int, summary: str
+) -> None:
+    endpoint = ScriptedEndpoint(_awaiting(ValueError("x" * (length - len("ValueError: ")))))
+
+    response = _post_async(endpoint, "/v1/chat/completions", CHAT)
+
+    message = json.loads(response.body)["error"]["message"]
+    assert f"script error ({summary}); the script raised" in message
