@@ -602,7 +602,7 @@ class _Answer(Exception):
     """Raised by a stream that fails before it is sent: answer with this response instead."""
 
     def __init__(self, response: WireResponse) -> None:
-        super().__init__(response.status)
+        super().__init__()  # internal: never shown, so its message is left empty
         self.response = response
 
 

@@ -7,6 +7,7 @@ import copy
 import dataclasses
 import json
 import pickle
+import threading
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -22,6 +23,7 @@ from agents_testing import (
     function_call,
     model_error,
     model_stream,
+    model_stream_responder,
 )
 from agents_testing.wire import ScriptedEndpoint, WireResponse
 
@@ -1340,3 +1342,77 @@ def test_the_summary_of_a_scripts_exception_is_cut_to_500_characters(
 
     message = json.loads(response.body)["error"]["message"]
     assert f"script error ({summary}); the script raised" in message
+
+
+# -- failures the script meant, in streams ----------------------------------------------------
+
+
+def _failing_events(call: Any) -> Any:
+    """A stream responder's events: one text delta, then the stream fails."""
+
+    async def events() -> Any:
+        yield text_delta("Sun")
+        raise ConnectionResetError("upstream went away")
+
+    return events()
+
+
+@pytest.mark.parametrize(
+    ("step", "message"),
+    [
+        (model_error(ValueError("boom")), "ValueError: boom"),
+        (model_stream_responder(_failing_events), "ConnectionResetError: upstream went away"),
+    ],
+    ids=["error step", "stream responder"],
+)
+def test_a_streamed_call_failing_as_scripted_is_answered_as_the_scripts_error(
+    step: Any, message: str
+) -> None:
+    endpoint = ScriptedEndpoint(ScriptedModel([step]))
+
+    response = post(endpoint, "/v1/chat/completions", {**CHAT, "stream": True})
+
+    # The failure is the script's own: an error answer (or event), not a broken script.
+    assert message in response.body.decode()
+    assert "script error" not in response.body.decode()
+    endpoint.assert_complete()
+
+
+def test_a_sync_call_from_inside_an_event_loop_runs_on_a_named_thread_of_its_own() -> None:
+    from agents_testing import model_responder
+
+    threads: list[threading.Thread] = []
+
+    def respond(call: Any) -> Any:
+        threads.append(threading.current_thread())
+        return [assistant_message("Sunny.")]
+
+    endpoint = ScriptedEndpoint(ScriptedModel([model_responder(respond)]))
+
+    async def client() -> WireResponse:
+        return post(endpoint, "/v1/chat/completions", CHAT)  # a sync client inside a loop
+
+    response = asyncio.run(client())
+
+    assert response.status == 200
+    assert json.loads(response.body)["choices"][0]["message"]["content"] == "Sunny."
+    assert threads[0] is not threading.main_thread()
+    assert threads[0].name == "agents-testing-wire"
+
+
+def test_what_the_script_raises_to_stop_reaches_a_sync_caller_inside_an_event_loop() -> None:
+    from agents_testing import model_responder
+
+    stop = SystemExit("stopping")
+
+    def respond(call: Any) -> Any:
+        raise stop
+
+    endpoint = ScriptedEndpoint(ScriptedModel([model_responder(respond)]))
+
+    async def client() -> WireResponse:
+        return post(endpoint, "/v1/chat/completions", CHAT)
+
+    with pytest.raises(SystemExit) as caught:
+        asyncio.run(client())
+    assert caught.value is stop
