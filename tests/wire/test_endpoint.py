@@ -709,6 +709,28 @@ def test_http_error_step_answers_with_status_body_and_retry_after(
     model.assert_complete()  # a scripted error is part of the script, not a violation
 
 
+@pytest.mark.parametrize(
+    ("retry_after", "seconds", "milliseconds"),
+    [
+        (0, "0", "0"),
+        (1.5, "1.5", "1500"),
+        (0.25, "0.25", "250"),
+        (3600, "3600", "3600000"),  # no exponent: not "3.6e+06"
+        (2_000_000.0, "2000000", "2000000000"),
+    ],
+)
+def test_retry_after_headers_are_plain_decimals(
+    retry_after: float, seconds: str, milliseconds: str
+) -> None:
+    error = ScriptedHTTPError(429, "Slow down", retry_after=retry_after)
+    model = ScriptedModel([model_error(error)])
+
+    response = post(ScriptedEndpoint(model), "/v1/responses", RESPONSES)
+
+    headers = dict(response.headers)
+    assert (headers["retry-after"], headers["retry-after-ms"]) == (seconds, milliseconds)
+
+
 def test_overloaded_529_uses_the_anthropic_error_type() -> None:
     model = ScriptedModel([model_error(ScriptedHTTPError(529))])
 
@@ -1298,7 +1320,9 @@ def test_an_awaiting_responder_that_raises_is_a_broken_script_kept_for_assert_co
 
     assert response.status == 400
     assert dict(response.headers)["x-should-retry"] == "false"
-    assert json.loads(response.body)["error"]["message"] == (
+    error = json.loads(response.body)["error"]
+    assert (error["type"], error["code"]) == ("invalid_request_error", "invalid_request_error")
+    assert error["message"] == (
         "agents-testing: Scripted wire endpoint request #1 (request_index=0) POST "
         "/v1/chat/completions: script error (ValueError: no forecast for Tokyo); the script "
         "raised while answering this request (its exception is the __cause__): fix the "
@@ -1416,3 +1440,27 @@ def test_what_the_script_raises_to_stop_reaches_a_sync_caller_inside_an_event_lo
     with pytest.raises(SystemExit) as caught:
         asyncio.run(client())
     assert caught.value is stop
+
+
+def test_a_call_the_script_did_not_expect_is_a_400_carrying_the_models_own_message() -> None:
+    model = ScriptedModel([])
+    endpoint = ScriptedEndpoint(model)
+
+    response = post(endpoint, "/v1/chat/completions", {"model": "gpt-test", "messages": []})
+
+    assert response.status == 400
+    assert dict(response.headers)["x-should-retry"] == "false"
+    assert json.loads(response.body) == {
+        "error": {
+            "message": "agents-testing: ScriptedModel received unexpected non-streaming call #1; "
+            "no scripted steps remain. Call #1 (call_index=0) sent: no input; no tools. Add a "
+            "step for it to the script (ScriptedModel([...]) or model.enqueue(...)), or find why "
+            "the code under test called the model again.",
+            "type": "invalid_request_error",
+            "param": None,
+            "code": "invalid_request_error",
+        }
+    }
+    with pytest.raises(UnexpectedModelCallError) as caught:
+        model.assert_complete()
+    assert caught.value.call_index == 0
