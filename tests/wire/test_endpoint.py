@@ -1464,3 +1464,40 @@ def test_a_call_the_script_did_not_expect_is_a_400_carrying_the_models_own_messa
     with pytest.raises(UnexpectedModelCallError) as caught:
         model.assert_complete()
     assert caught.value.call_index == 0
+
+
+def _responses_stream(events: list[Any]) -> WireResponse:
+    endpoint = ScriptedEndpoint(ScriptedModel([model_stream(events)]))
+    return post(endpoint, "/v1/responses", {**RESPONSES, "stream": True})
+
+
+@pytest.mark.parametrize(("item_id", "sent_id"), [("msg_1", "msg_1"), (5, "msg_scripted_1_0")])
+def test_a_text_deltas_item_id_is_used_only_when_it_is_text(item_id: Any, sent_id: str) -> None:
+    done = {
+        "type": "response_done",
+        "response": {"output": [assistant_message("Hi")], "usage": {}},
+    }
+
+    events = sse_events(_responses_stream([{**text_delta("Hi"), "item_id": item_id}, done]))
+
+    added = [data for name, data in events if name == "response.output_item.added"]
+    assert [data["item"]["id"] for data in added] == [sent_id]
+
+
+def test_a_model_event_without_a_provider_event_is_refused_as_unsupported_output() -> None:
+    response = _responses_stream([{"type": "model", "event": "not an event"}])
+
+    assert response.status == 500
+    assert json.loads(response.body)["error"]["message"] == (
+        "agents-testing: Scripted wire endpoint request #1 (request_index=0) POST /v1/responses: "
+        "unsupported output (stream event {'type': 'model', 'event': 'not an event'} has no "
+        "wire form); script only items this wire format can express."
+    )
+
+
+def test_a_provider_event_scripted_whole_goes_out_whole_even_with_an_event_field() -> None:
+    response = _responses_stream([{"type": "response.custom", "event": {"a": 1}}])
+
+    assert sse_events(response) == [
+        ("response.custom", {"type": "response.custom", "event": {"a": 1}, "sequence_number": 0})
+    ]
