@@ -602,7 +602,7 @@ class _Answer(Exception):
     """Raised by a stream that fails before it is sent: answer with this response instead."""
 
     def __init__(self, response: WireResponse) -> None:
-        super().__init__(response.status)
+        super().__init__()  # internal: never shown, so its message is left empty
         self.response = response
 
 
@@ -691,11 +691,15 @@ def _error_fields(
         headers: list[tuple[str, str]] = []
         if error.retry_after is not None:
             seconds = error.retry_after
-            whole = float(seconds).is_integer()
-            headers.append(("retry-after", str(int(seconds)) if whole else f"{seconds:g}"))
-            headers.append(("retry-after-ms", f"{seconds * 1000:g}"))
+            headers.append(("retry-after", _decimal(seconds)))
+            headers.append(("retry-after-ms", _decimal(seconds * 1000)))
         return error.status, str(error), error.error_type, error.code, headers
     return 500, f"{type(error).__name__}: {error}", None, None, []
+
+
+def _decimal(value: float) -> str:
+    """Write seconds or milliseconds as a header value: ``2``, ``1.5``, never ``1e+06``."""
+    return f"{value:f}".rstrip("0").rstrip(".")
 
 
 def _error_response(module: Any, error: BaseException, index: int) -> WireResponse:

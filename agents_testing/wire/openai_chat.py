@@ -215,7 +215,7 @@ class StreamEncoder:
         options = as_mapping(body.get("stream_options"))
         self._include_usage = options is not None and options.get("include_usage") is True
         self._started = False
-        self._streamed_messages = 0
+        self._text_streamed = False
 
     def _chunk(self, delta: dict[str, Any], finish_reason: str | None = None) -> bytes:
         chunk: dict[str, Any] = {
@@ -242,7 +242,7 @@ class StreamEncoder:
     def text(self, delta: str, item_id: str | None) -> list[bytes]:
         """Send a text delta."""
         del item_id  # one choice holds all text: chat chunks have no item ids
-        self._streamed_messages = 1
+        self._text_streamed = True
         return [*self.start(), self._chunk({"content": delta})]
 
     def raw(self, event: Mapping[str, Any]) -> list[bytes]:
@@ -255,7 +255,7 @@ class StreamEncoder:
         chunks = self.start()
         # Text already streamed as deltas is not sent again.
         remaining = [item for item in output if item_kind(item) != "message"]
-        if not self._streamed_messages:
+        if not self._text_streamed:
             remaining = list(output)
         text, calls = _split(remaining)
         if text:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import dataclasses
 import json
 import pickle
+import threading
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -21,6 +23,7 @@ from agents_testing import (
     function_call,
     model_error,
     model_stream,
+    model_stream_responder,
 )
 from agents_testing.wire import ScriptedEndpoint, WireResponse
 
@@ -706,6 +709,28 @@ def test_http_error_step_answers_with_status_body_and_retry_after(
     model.assert_complete()  # a scripted error is part of the script, not a violation
 
 
+@pytest.mark.parametrize(
+    ("retry_after", "seconds", "milliseconds"),
+    [
+        (0, "0", "0"),
+        (1.5, "1.5", "1500"),
+        (0.25, "0.25", "250"),
+        (3600, "3600", "3600000"),  # no exponent: not "3.6e+06"
+        (2_000_000.0, "2000000", "2000000000"),
+    ],
+)
+def test_retry_after_headers_are_plain_decimals(
+    retry_after: float, seconds: str, milliseconds: str
+) -> None:
+    error = ScriptedHTTPError(429, "Slow down", retry_after=retry_after)
+    model = ScriptedModel([model_error(error)])
+
+    response = post(ScriptedEndpoint(model), "/v1/responses", RESPONSES)
+
+    headers = dict(response.headers)
+    assert (headers["retry-after"], headers["retry-after-ms"]) == (seconds, milliseconds)
+
+
 def test_overloaded_529_uses_the_anthropic_error_type() -> None:
     model = ScriptedModel([model_error(ScriptedHTTPError(529))])
 
@@ -1248,3 +1273,231 @@ def test_credentials_never_reach_records_errors_or_reprs() -> None:
     for error in (unexpected.value, unknown_path.value):
         texts += [str(error), repr(error), repr(pickle.dumps(error))]
     assert all(SECRET not in text for text in texts)
+
+
+# -- responders that await --------------------------------------------------------------------
+
+
+def _awaiting(answer: Any) -> ScriptedModel:
+    """A model whose one step is a responder that awaits, then returns or raises ``answer``."""
+    from agents_testing import model_responder
+
+    async def respond(call: Any) -> Any:
+        await asyncio.sleep(0)
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+    return ScriptedModel([model_responder(respond)])
+
+
+def _post_async(endpoint: ScriptedEndpoint, path: str, body: Any) -> WireResponse:
+    return asyncio.run(endpoint.handle_async("POST", path, HEADERS, json.dumps(body).encode()))
+
+
+def test_an_awaiting_responders_answer_is_rendered_and_numbered_by_its_call() -> None:
+    from agents_testing import ModelResponse, Usage
+
+    # Without a response id, the wire id is numbered by the model's count of calls.
+    endpoint = ScriptedEndpoint(_awaiting(ModelResponse([assistant_message("Sunny.")], Usage())))
+
+    response = _post_async(endpoint, "/v1/chat/completions", CHAT)
+
+    assert response.status == 200
+    body = json.loads(response.body)
+    assert (body["id"], body["choices"][0]["message"]["content"]) == (
+        "chatcmpl-scripted-1",
+        "Sunny.",
+    )
+    endpoint.assert_complete()
+
+
+def test_an_awaiting_responder_that_raises_is_a_broken_script_kept_for_assert_complete() -> None:
+    failure = ValueError("no forecast for Tokyo")
+    endpoint = ScriptedEndpoint(_awaiting(failure))
+
+    response = _post_async(endpoint, "/v1/chat/completions", CHAT)
+
+    assert response.status == 400
+    assert dict(response.headers)["x-should-retry"] == "false"
+    error = json.loads(response.body)["error"]
+    assert (error["type"], error["code"]) == ("invalid_request_error", "invalid_request_error")
+    assert error["message"] == (
+        "agents-testing: Scripted wire endpoint request #1 (request_index=0) POST "
+        "/v1/chat/completions: script error (ValueError: no forecast for Tokyo); the script "
+        "raised while answering this request (its exception is the __cause__): fix the "
+        "responder or stream, or the code under test if the script's assertion is right. "
+        "Script an HTTP error with model_error() or ScriptedHTTPError instead."
+    )
+    with pytest.raises(WireRequestError) as caught:
+        endpoint.assert_complete()
+    assert (caught.value.reason, caught.value.request_index) == ("script_error", 0)
+    assert caught.value.__cause__ is failure
+
+
+def test_an_http_error_an_awaiting_responder_raises_is_answered_as_scripted() -> None:
+    endpoint = ScriptedEndpoint(_awaiting(ScriptedHTTPError(429, "Slow down.")))
+
+    response = _post_async(endpoint, "/v1/chat/completions", CHAT)
+
+    assert response.status == 429
+    assert json.loads(response.body)["error"] == {
+        "message": "Slow down.",
+        "type": "rate_limit_exceeded",
+        "param": None,
+        "code": "rate_limit_exceeded",
+    }
+    endpoint.assert_complete()  # a scripted error is no failure of the script
+
+
+@pytest.mark.parametrize(
+    ("length", "summary"),
+    [
+        (500, "ValueError: " + "x" * 488),  # 500 characters: whole
+        (501, "ValueError: " + "x" * 485 + "..."),  # one more: cut to 500 with an ellipsis
+    ],
+)
+def test_the_summary_of_a_scripts_exception_is_cut_to_500_characters(
+    length: int, summary: str
+) -> None:
+    endpoint = ScriptedEndpoint(_awaiting(ValueError("x" * (length - len("ValueError: ")))))
+
+    response = _post_async(endpoint, "/v1/chat/completions", CHAT)
+
+    message = json.loads(response.body)["error"]["message"]
+    assert f"script error ({summary}); the script raised" in message
+
+
+# -- failures the script meant, in streams ----------------------------------------------------
+
+
+def _failing_events(call: Any) -> Any:
+    """A stream responder's events: one text delta, then the stream fails."""
+
+    async def events() -> Any:
+        yield text_delta("Sun")
+        raise ConnectionResetError("upstream went away")
+
+    return events()
+
+
+@pytest.mark.parametrize(
+    ("step", "message"),
+    [
+        (model_error(ValueError("boom")), "ValueError: boom"),
+        (model_stream_responder(_failing_events), "ConnectionResetError: upstream went away"),
+    ],
+    ids=["error step", "stream responder"],
+)
+def test_a_streamed_call_failing_as_scripted_is_answered_as_the_scripts_error(
+    step: Any, message: str
+) -> None:
+    endpoint = ScriptedEndpoint(ScriptedModel([step]))
+
+    response = post(endpoint, "/v1/chat/completions", {**CHAT, "stream": True})
+
+    # The failure is the script's own: an error answer (or event), not a broken script.
+    assert message in response.body.decode()
+    assert "script error" not in response.body.decode()
+    endpoint.assert_complete()
+
+
+def test_a_sync_call_from_inside_an_event_loop_runs_on_a_named_thread_of_its_own() -> None:
+    from agents_testing import model_responder
+
+    threads: list[threading.Thread] = []
+
+    def respond(call: Any) -> Any:
+        threads.append(threading.current_thread())
+        return [assistant_message("Sunny.")]
+
+    endpoint = ScriptedEndpoint(ScriptedModel([model_responder(respond)]))
+
+    async def client() -> WireResponse:
+        return post(endpoint, "/v1/chat/completions", CHAT)  # a sync client inside a loop
+
+    response = asyncio.run(client())
+
+    assert response.status == 200
+    assert json.loads(response.body)["choices"][0]["message"]["content"] == "Sunny."
+    assert threads[0] is not threading.main_thread()
+    assert threads[0].name == "agents-testing-wire"
+
+
+def test_what_the_script_raises_to_stop_reaches_a_sync_caller_inside_an_event_loop() -> None:
+    from agents_testing import model_responder
+
+    stop = SystemExit("stopping")
+
+    def respond(call: Any) -> Any:
+        raise stop
+
+    endpoint = ScriptedEndpoint(ScriptedModel([model_responder(respond)]))
+
+    async def client() -> WireResponse:
+        return post(endpoint, "/v1/chat/completions", CHAT)
+
+    with pytest.raises(SystemExit) as caught:
+        asyncio.run(client())
+    assert caught.value is stop
+
+
+def test_a_call_the_script_did_not_expect_is_a_400_carrying_the_models_own_message() -> None:
+    model = ScriptedModel([])
+    endpoint = ScriptedEndpoint(model)
+
+    response = post(endpoint, "/v1/chat/completions", {"model": "gpt-test", "messages": []})
+
+    assert response.status == 400
+    assert dict(response.headers)["x-should-retry"] == "false"
+    assert json.loads(response.body) == {
+        "error": {
+            "message": "agents-testing: ScriptedModel received unexpected non-streaming call #1; "
+            "no scripted steps remain. Call #1 (call_index=0) sent: no input; no tools. Add a "
+            "step for it to the script (ScriptedModel([...]) or model.enqueue(...)), or find why "
+            "the code under test called the model again.",
+            "type": "invalid_request_error",
+            "param": None,
+            "code": "invalid_request_error",
+        }
+    }
+    with pytest.raises(UnexpectedModelCallError) as caught:
+        model.assert_complete()
+    assert caught.value.call_index == 0
+
+
+def _responses_stream(events: list[Any]) -> WireResponse:
+    endpoint = ScriptedEndpoint(ScriptedModel([model_stream(events)]))
+    return post(endpoint, "/v1/responses", {**RESPONSES, "stream": True})
+
+
+@pytest.mark.parametrize(("item_id", "sent_id"), [("msg_1", "msg_1"), (5, "msg_scripted_1_0")])
+def test_a_text_deltas_item_id_is_used_only_when_it_is_text(item_id: Any, sent_id: str) -> None:
+    done = {
+        "type": "response_done",
+        "response": {"output": [assistant_message("Hi")], "usage": {}},
+    }
+
+    events = sse_events(_responses_stream([{**text_delta("Hi"), "item_id": item_id}, done]))
+
+    added = [data for name, data in events if name == "response.output_item.added"]
+    assert [data["item"]["id"] for data in added] == [sent_id]
+
+
+def test_a_model_event_without_a_provider_event_is_refused_as_unsupported_output() -> None:
+    response = _responses_stream([{"type": "model", "event": "not an event"}])
+
+    assert response.status == 500
+    assert json.loads(response.body)["error"]["message"] == (
+        "agents-testing: Scripted wire endpoint request #1 (request_index=0) POST /v1/responses: "
+        "unsupported output (stream event {'type': 'model', 'event': 'not an event'} has no "
+        "wire form); script only items this wire format can express."
+    )
+
+
+def test_a_provider_event_scripted_whole_goes_out_whole_even_with_an_event_field() -> None:
+    response = _responses_stream([{"type": "response.custom", "event": {"a": 1}}])
+
+    assert sse_events(response) == [
+        ("response.custom", {"type": "response.custom", "event": {"a": 1}, "sequence_number": 0})
+    ]

@@ -18,6 +18,7 @@ from agents_testing import (
     model_stream,
 )
 from agents_testing.wire import ScriptedEndpoint, WireResponse
+from agents_testing.wire.openai_chat import parse_request
 
 from ._streams import stream_failing_after, text_delta
 
@@ -336,3 +337,152 @@ def test_an_assistant_message_with_malformed_tool_calls_is_a_400_naming_what_is_
     assert error["type"] == "invalid_request_error"
     assert message in error["message"]
     assert not model.calls
+
+
+def invalid_body(detail: str, path: str = PATH) -> str:
+    """The whole message of the endpoint's 400 for the first request's malformed body."""
+    return (
+        f"agents-testing: Scripted wire endpoint request #1 (request_index=0) POST {path}: "
+        f"invalid body ({detail}); send the fields the provider's API requires."
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "detail"),
+    [
+        ({"messages": "Hi"}, "'messages' must be a list of messages"),
+        ({"messages": [{"content": "Hi"}]}, "messages[0] must be an object with a 'role'"),
+        (
+            {"messages": [{"role": 1, "content": "Hi"}]},
+            "messages[0] must be an object with a 'role'",
+        ),
+        ({"messages": ["Hi"]}, "messages[0] must be an object with a 'role'"),
+        ({"messages": [], "tools": "get_weather"}, "'tools' must be a list"),
+    ],
+)
+def test_a_malformed_request_is_a_400_whose_whole_message_names_the_field(
+    body: dict[str, Any], detail: str
+) -> None:
+    model = ScriptedModel([[assistant_message("ok")]])
+
+    response = post(ScriptedEndpoint(model), {"model": "gpt-test", **body})
+
+    assert response.status == 400
+    assert json.loads(response.body) == {
+        "error": {
+            "message": invalid_body(detail),
+            "type": "invalid_request_error",
+            "param": None,
+            "code": "invalid_request_error",
+        }
+    }
+    assert not model.calls
+
+
+def test_leading_system_and_developer_messages_join_into_the_instructions() -> None:
+    model = ScriptedModel([[assistant_message("ok")]])
+    body = {
+        "model": "gpt-test",
+        "messages": [
+            {"role": "system", "content": "Be brief."},
+            {"role": "developer", "content": "Use metric units."},
+            {"role": "user", "content": "Hi"},
+            {"role": "developer", "content": "Answer in French."},
+        ],
+    }
+
+    post(ScriptedEndpoint(model), body)
+
+    request = model.calls[0].request
+    assert request.system_instructions == "Be brief.\n\nUse metric units."
+    assert request.input == [  # a later one stays in the conversation, with its role
+        {"type": "message", "role": "user", "content": "Hi"},
+        {"type": "message", "role": "developer", "content": "Answer in French."},
+    ]
+
+
+def test_a_request_without_system_messages_has_no_instructions_and_no_extra() -> None:
+    model = ScriptedModel([[assistant_message("ok")]])
+
+    post(ScriptedEndpoint(model), CHAT)
+
+    assert model.calls[0].request.system_instructions is None
+    # Called on its own, the translation gives an empty ``extra``, not ``None``.
+    request = parse_request(CHAT)
+    assert request.extra == {}
+    assert request.input == [{"type": "message", "role": "user", "content": "Hi"}]
+    assert request.model_settings == {"model": "gpt-test"}
+
+
+def test_a_completion_of_tool_calls_alone_has_no_content() -> None:
+    model = ScriptedModel([[function_call("get_time", "{}", call_id="c1")]])
+
+    message = json.loads(post(ScriptedEndpoint(model), CHAT).body)["choices"][0]["message"]
+
+    assert message == {
+        "role": "assistant",
+        "content": None,
+        "refusal": None,
+        "annotations": [],
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "get_time", "arguments": "{}"}}
+        ],
+    }
+
+
+def test_the_text_of_several_scripted_messages_is_one_content() -> None:
+    model = ScriptedModel([[assistant_message("Sunny "), assistant_message("all day.")]])
+
+    message = json.loads(post(ScriptedEndpoint(model), CHAT).body)["choices"][0]["message"]
+
+    assert message["content"] == "Sunny all day."
+
+
+class _FrameworkItem:
+    """An output object of some framework that Chat Completions cannot express."""
+
+
+@pytest.mark.parametrize(
+    ("item", "named"),
+    [({"type": "reasoning"}, "'reasoning'"), (_FrameworkItem(), "'_FrameworkItem'")],
+)
+def test_an_output_item_chat_cannot_express_is_a_500_naming_its_type(item: Any, named: str) -> None:
+    model = ScriptedModel([[item]])
+
+    response = post(ScriptedEndpoint(model), CHAT)
+
+    assert response.status == 500
+    assert json.loads(response.body)["error"]["message"] == (
+        f"agents-testing: Scripted wire endpoint request #1 (request_index=0) POST {PATH}: "
+        f"unsupported output (Chat Completions has no output item of type {named}); "
+        "script only items this wire format can express."
+    )
+
+
+def test_a_stream_whose_text_comes_only_in_its_final_response_opens_with_the_role() -> None:
+    done = {
+        "type": "response_done",
+        "response": {"output": [assistant_message("Sunny.")], "usage": {}},
+    }
+    model = ScriptedModel([model_stream([done])])
+
+    sent = chunks(post(ScriptedEndpoint(model), {**CHAT, "stream": True}))
+
+    assert sent == [chunk(ROLE), chunk({"content": "Sunny."}), chunk({}, "stop"), "[DONE]"]
+
+
+@pytest.mark.parametrize(
+    ("status", "kind"),
+    [(400, "invalid_request_error"), (429, "rate_limit_exceeded"), (503, "server_error")],
+)
+def test_an_error_scripted_without_a_type_takes_the_one_of_its_status(
+    status: int, kind: str
+) -> None:
+    model = ScriptedModel([model_error(ScriptedHTTPError(status, "Try later."))])
+
+    response = post(ScriptedEndpoint(model), CHAT)
+
+    assert response.status == status
+    assert json.loads(response.body) == {
+        "error": {"message": "Try later.", "type": kind, "param": None, "code": kind}
+    }
