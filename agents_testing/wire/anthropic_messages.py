@@ -406,5 +406,5 @@ class StreamEncoder:
         self, status: int, message: str, error_type: str | None = None, code: str | None = None
     ) -> list[bytes]:
         """End a started stream with the ``error`` event the Anthropic clients raise."""
-        body = error_body(status, message, error_type, code)
-        return [*self.start(), sse(body, event="error")]
+        del code  # Anthropic errors carry a type, not a code
+        return [*self.start(), sse(error_body(status, message, error_type), event="error")]
