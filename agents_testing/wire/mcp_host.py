@@ -57,7 +57,10 @@ _REASONS = {
 
 
 class _BadRequest(Exception):
+    """A request refused with an HTTP ``status``; ``detail`` (also its message) says why."""
+
     def __init__(self, status: int, detail: str) -> None:
+        super().__init__(detail)
         self.status = status
         self.detail = detail
 
@@ -485,7 +488,8 @@ def _encoded(message: dict[str, Any], session: MCPJSONRPCSession) -> bytes:
 
 
 def _head(status: int, headers: dict[str, str]) -> bytes:
-    lines = [f"HTTP/1.1 {status} {_REASONS[status]}", "connection: close"]
+    # A status this table lacks gets an empty reason phrase, which HTTP/1.1 allows.
+    lines = [f"HTTP/1.1 {status} {_REASONS.get(status, '')}", "connection: close"]
     lines += [f"{key}: {value}" for key, value in headers.items()]
     return ("\r\n".join(lines) + "\r\n\r\n").encode(_HEAD_CODEC)
 

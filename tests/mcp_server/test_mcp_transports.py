@@ -29,7 +29,7 @@ from agents_testing import (
     mcp_tool,
     mcp_tool_call,
 )
-from agents_testing.wire.mcp_host import MCP_PATH, MCPHost
+from agents_testing.wire.mcp_host import MCP_PATH, MCPHost, _BadRequest, _head
 from agents_testing.wire.mcp_jsonrpc import MAX_MESSAGE_BYTES, MCPJSONRPCSession
 
 INITIALIZE = {
@@ -1108,3 +1108,19 @@ def test_a_call_that_drops_its_session_after_notifications_gets_no_answer(
     assert b'"id":2' not in body  # no answer, only the notification at most
     assert b"null" not in body
     server.assert_complete()
+
+
+def test_a_refused_request_carries_its_status_and_says_why() -> None:
+    refused = _BadRequest(431, "request head too large")
+
+    assert (refused.status, refused.detail, str(refused)) == (
+        431,
+        "request head too large",
+        "request head too large",
+    )
+
+
+def test_a_status_without_a_known_reason_gets_an_empty_reason_phrase() -> None:
+    # HTTP/1.1 allows an empty reason phrase; the space before it stays.
+    assert _head(299, {"x-a": "1"}) == b"HTTP/1.1 299 \r\nconnection: close\r\nx-a: 1\r\n\r\n"
+    assert _head(404, {}) == b"HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n"
