@@ -11,6 +11,7 @@ import contextlib
 import http.client
 import json
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -1124,3 +1125,208 @@ def test_a_status_without_a_known_reason_gets_an_empty_reason_phrase() -> None:
     # HTTP/1.1 allows an empty reason phrase; the space before it stays.
     assert _head(299, {"x-a": "1"}) == b"HTTP/1.1 299 \r\nconnection: close\r\nx-a: 1\r\n\r\n"
     assert _head(404, {}) == b"HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n"
+
+
+def raw_answer(server: ScriptedMCPServer, data: bytes) -> tuple[bytes, bytes]:
+    """Send raw bytes; return the answer's head, as sent up to its blank line, and its body."""
+    parts = urlsplit(server.url)
+    with socket.create_connection((parts.hostname or "", parts.port or 0)) as raw:
+        raw.sendall(data)
+        with raw.makefile("rb") as answer:
+            head, _, body = answer.read().partition(b"\r\n\r\n")  # every answer ends the connection
+    return head + b"\r\n\r\n", body
+
+
+def raw_request(method: bytes, body: bytes = b"", head: bytes = b"") -> bytes:
+    return b"%s /mcp HTTP/1.1\r\nhost: x\r\n%scontent-length: %d\r\n\r\n%s" % (
+        method,
+        head,
+        len(body),
+        body,
+    )
+
+
+SSE = b"accept: application/json, text/event-stream\r\n"
+
+
+def test_json_answers_have_exactly_these_heads(server: ScriptedMCPServer) -> None:
+    # The exact bytes: lower-case names, in this order, Latin-1 as HTTP/1.1 writes heads.
+    initialize = raw_answer(server, raw_request(b"POST", json.dumps(INITIALIZE).encode(), SSE))
+    initialized = b'{"jsonrpc": "2.0", "method": "notifications/initialized"}'
+    session = b"mcp-session-id: http-1\r\n"
+    accepted = raw_answer(server, raw_request(b"POST", initialized, SSE + session))
+    get = raw_answer(server, raw_request(b"GET"))
+    put = raw_answer(server, raw_request(b"PUT"))
+
+    assert initialize[0] == (
+        b"HTTP/1.1 200 OK\r\nconnection: close\r\nmcp-session-id: http-1\r\n"
+        b"content-type: application/json\r\ncontent-length: %d\r\n\r\n" % len(initialize[1])
+    )
+    assert accepted == (
+        b"HTTP/1.1 202 Accepted\r\nconnection: close\r\ncontent-length: 0\r\n\r\n",
+        b"",
+    )
+    assert get[0] == (
+        b"HTTP/1.1 405 Method Not Allowed\r\nconnection: close\r\nallow: POST\r\n"
+        b"content-type: application/json\r\ncontent-length: %d\r\n\r\n" % len(get[1])
+    )
+    assert put[0] == (
+        b"HTTP/1.1 405 Method Not Allowed\r\nconnection: close\r\nallow: GET, POST, DELETE\r\n"
+        b"content-type: application/json\r\ncontent-length: %d\r\n\r\n" % len(put[1])
+    )
+
+
+STREAM_HEAD = (
+    b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-type: text/event-stream\r\n"
+    b"cache-control: no-cache\r\n\r\n"
+)
+
+
+def test_event_streams_have_exactly_these_heads(server: ScriptedMCPServer) -> None:
+    server.enqueue(mcp_tool_call("t", result="done", notifications=[mcp_log("info", "a")]))
+    session = post(server, INITIALIZE)[1]["mcp-session-id"]
+    call = b'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "t"}}'
+    in_session = b"mcp-session-id: %s\r\n" % session.encode()
+
+    answer = raw_answer(server, raw_request(b"POST", call, SSE + in_session))
+    parts = urlsplit(server.url)
+    with socket.create_connection((parts.hostname or "", parts.port or 0)) as raw:
+        raw.sendall(raw_request(b"GET", head=SSE + in_session))
+        with raw.makefile("rb") as stream:
+            lines = [stream.readline() for _ in range(5)]  # the head's 5 lines, blank one last
+
+    assert answer[0] == STREAM_HEAD
+    assert answer[1].startswith(b"event: message\ndata: ")
+    assert b"".join(lines) == STREAM_HEAD
+
+
+def test_a_cancelled_calls_event_stream_has_a_head_and_nothing_else(
+    server: ScriptedMCPServer,
+) -> None:
+    server.enqueue(mcp_tool_call("t", hang=True))
+    session = post(server, INITIALIZE)[1]["mcp-session-id"]
+    call = b'{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "t"}}'
+    in_session = b"mcp-session-id: %s\r\n" % session.encode()
+    answers: list[tuple[bytes, bytes]] = []
+    caller = threading.Thread(
+        target=lambda: answers.append(
+            raw_answer(server, raw_request(b"POST", call, SSE + in_session))
+        )
+    )
+    caller.start()
+    wait_until(lambda: len(server.calls) == 2)
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}}
+
+    assert post(server, cancel, {"mcp-session-id": session})[0] == 202
+    caller.join()
+
+    assert answers == [
+        (b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-type: text/event-stream\r\n\r\n", b"")
+    ]
+    server.assert_complete()
+
+
+def test_the_relay_token_is_128_random_bits() -> None:
+    servers = [ScriptedMCPServer(), ScriptedMCPServer()]
+    try:
+        tokens = [
+            command[command.index("--token") + 1]
+            for command in (served.stdio_command for served in servers)
+        ]
+    finally:
+        for served in servers:
+            served.close()
+
+    assert [len(token) for token in tokens] == [32, 32]  # 16 bytes in hex
+    assert all(set(token) <= set("0123456789abcdef") for token in tokens)
+    assert tokens[0] != tokens[1]
+
+
+def test_broadcast_and_close_after_the_loop_ended_do_nothing() -> None:
+    # The loop can end between broadcast()'s or close()'s check of the host and its call into
+    # the loop (another thread closing it): here it ends first, without close().
+    server = ScriptedMCPServer()
+    host = MCPHost(server)
+    host._loop.call_soon_threadsafe(host._stop.set)
+    host._thread.join()
+
+    host.broadcast([{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}])
+    host.close()
+
+    assert repr(host) == "<MCPHost closed sessions=0>"
+
+
+def test_a_step_that_drops_a_session_also_ends_its_other_calls_unanswered(
+    server: ScriptedMCPServer,
+) -> None:
+    server.enqueue(mcp_tool_call("t", hang=True), mcp_tool_call("t", drop_session=True))
+    session = post(server, INITIALIZE)[1]["mcp-session-id"]
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "t"}}
+    hanging: list[BaseException] = []
+
+    def call_and_keep_the_error() -> None:
+        try:
+            post(server, call, {"mcp-session-id": session})
+        except http.client.RemoteDisconnected as error:
+            hanging.append(error)
+
+    caller = threading.Thread(target=call_and_keep_the_error)
+    caller.start()
+    wait_until(lambda: len(server.calls) == 2)
+
+    with pytest.raises(http.client.RemoteDisconnected):
+        post(server, {**call, "id": 3}, {"mcp-session-id": session})
+    caller.join()
+
+    assert [type(error) for error in hanging] == [http.client.RemoteDisconnected]
+    ping = {"jsonrpc": "2.0", "id": 4, "method": "ping"}
+    assert post(server, ping, {"mcp-session-id": session})[0] == 404
+    with pytest.raises(MCPProtocolError, match="unknown"):
+        server.assert_complete()
+
+
+def test_a_sessions_next_get_stream_gets_every_notification_after_one_ended(
+    server: ScriptedMCPServer,
+) -> None:
+    session = post(server, INITIALIZE)[1]["mcp-session-id"]
+    parts = urlsplit(server.url)
+    with socket.create_connection((parts.hostname or "", parts.port or 0)) as first:
+        first.sendall(raw_request(b"GET", head=SSE + b"mcp-session-id: %s\r\n" % session.encode()))
+        first.shutdown(socket.SHUT_WR)  # the client leaves
+        with first.makefile("rb") as ended:
+            assert ended.read() == STREAM_HEAD  # and the server ended the stream in turn
+
+    with get_stream(server, session) as stream:
+        server.notify_clients(*(mcp_log("info", text) for text in ("one", "two", "three")))
+        events = [next_event(stream), next_event(stream)]
+
+    assert [event["params"]["data"] for event in events] == ["one", "two"]
+
+
+def test_a_relay_that_leaves_while_its_answer_is_written_ends_quietly() -> None:
+    clients: list[RelayClient] = []
+
+    def leave(call: MCPCall) -> str:
+        # Runs on the server's loop just before the answer is written: the relay's socket is
+        # reset (SO_LINGER 0), so writing the answer fails.
+        clients[0].socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        clients[0].close()
+        return "unread"
+
+    server = ScriptedMCPServer([mcp_tool_call("t", respond=leave)])
+    try:
+        clients.append(RelayClient(server))
+        clients[0].send(
+            b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t"}}\n'
+        )
+        wait_until(lambda: len(server.calls) == 1)
+        other = RelayClient(server)
+        other.send(b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}\n')
+        answer = other.receive()
+        other.close()
+    finally:
+        server.close()
+
+    assert answer == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert [call.method for call in server.calls] == ["tools/call", "ping"]
+    server.assert_complete()
