@@ -1330,3 +1330,17 @@ def test_a_relay_that_leaves_while_its_answer_is_written_ends_quietly() -> None:
     assert answer == {"jsonrpc": "2.0", "id": 1, "result": {}}
     assert [call.method for call in server.calls] == ["tools/call", "ping"]
     server.assert_complete()
+
+
+def test_a_get_stream_stays_open_between_notifications(server: ScriptedMCPServer) -> None:
+    session = post(server, INITIALIZE)[1]["mcp-session-id"]
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    with get_stream(server, session) as stream:
+        server.notify_clients(mcp_log("info", "one"))
+        first = next_event(stream)
+        # A whole request later, the stream still waits for the session's next notification.
+        assert post(server, ping, {"mcp-session-id": session})[0] == 200
+        server.notify_clients(mcp_log("info", "two"))
+        second = next_event(stream)
+
+    assert [first["params"]["data"], second["params"]["data"]] == ["one", "two"]
