@@ -40,6 +40,9 @@ INITIALIZE = {
     "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}},
 }
 ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+# Seconds a socket read waits: a broken host fails its test instead of hanging it. Far more
+# than any answer takes; nothing measures time with it.
+HANG_LIMIT = 30.0
 
 
 @pytest.fixture
@@ -64,7 +67,7 @@ def request(
     headers: dict[str, str] | None = None,
 ) -> tuple[int, dict[str, str], bytes]:
     parts = urlsplit(server.url)
-    connection = http.client.HTTPConnection(parts.hostname or "", parts.port)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=HANG_LIMIT)
     try:
         payload = json.dumps(body).encode() if isinstance(body, dict) else body
         connection.request(method, parts.path, payload, {**ACCEPT, **(headers or {})})
@@ -177,7 +180,7 @@ def test_get_without_a_session_is_not_allowed(server: ScriptedMCPServer) -> None
 
 def test_an_unknown_path_is_404_and_a_violation(server: ScriptedMCPServer) -> None:
     parts = urlsplit(server.url)
-    connection = http.client.HTTPConnection(parts.hostname or "", parts.port)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=HANG_LIMIT)
     connection.request("POST", "/elsewhere", b"{}")
     status = connection.getresponse().status
     connection.close()
@@ -227,7 +230,7 @@ def test_a_client_that_disconnects_mid_call_cancels_the_call(server: ScriptedMCP
             "params": {"name": "t", "arguments": {}},
         }
     ).encode()
-    with socket.create_connection((parts.hostname or "", parts.port or 0)) as raw:
+    with socket.create_connection((parts.hostname or "", parts.port or 0), HANG_LIMIT) as raw:
         raw.sendall(
             b"POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
             b"content-length: %d\r\n\r\n%s" % (len(body), body)
@@ -243,10 +246,10 @@ def test_close_with_clients_connected_returns_and_leaves_no_thread() -> None:
     _status, headers, _ = post(server, INITIALIZE)
     session = headers["mcp-session-id"]
     parts = urlsplit(server.url)
-    stream = http.client.HTTPConnection(parts.hostname or "", parts.port)
+    stream = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=HANG_LIMIT)
     stream.request("GET", "/mcp", headers={**ACCEPT, "mcp-session-id": session})
     opened = stream.getresponse()
-    hanging = socket.create_connection((parts.hostname or "", parts.port or 0))
+    hanging = socket.create_connection((parts.hostname or "", parts.port or 0), HANG_LIMIT)
     body = json.dumps(
         {
             "jsonrpc": "2.0",
@@ -497,7 +500,7 @@ def test_a_2026_envelope_on_an_initialize_connection_is_an_invalid_request() -> 
 def test_server_notifications_reach_an_http_sessions_get_stream(server: ScriptedMCPServer) -> None:
     session = post(server, INITIALIZE)[1]["mcp-session-id"]
     parts = urlsplit(server.url)
-    stream = http.client.HTTPConnection(parts.hostname or "", parts.port)
+    stream = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=HANG_LIMIT)
     stream.request("GET", "/mcp", headers={**ACCEPT, "mcp-session-id": session})
     opened = stream.getresponse()
 
@@ -516,7 +519,7 @@ def test_server_notifications_reach_an_http_sessions_get_stream(server: Scripted
 
 def test_a_chunked_body_is_read(server: ScriptedMCPServer) -> None:
     parts = urlsplit(server.url)
-    connection = http.client.HTTPConnection(parts.hostname or "", parts.port)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=HANG_LIMIT)
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
     connection.request("POST", "/mcp", iter([body[:10], body[10:]]), ACCEPT, encode_chunked=True)
     answer = json.loads(connection.getresponse().read())
@@ -527,7 +530,7 @@ def test_a_chunked_body_is_read(server: ScriptedMCPServer) -> None:
 
 def test_a_chunk_size_line_over_the_limit_is_a_bad_request(server: ScriptedMCPServer) -> None:
     parts = urlsplit(server.url)
-    with socket.create_connection((parts.hostname or "", parts.port or 0)) as raw:
+    with socket.create_connection((parts.hostname or "", parts.port or 0), HANG_LIMIT) as raw:
         raw.sendall(b"POST /mcp HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n")
         raw.sendall(b"1" * 70_000 + b"\r\n")
         status_line = raw.makefile("rb").readline()
@@ -539,7 +542,7 @@ def test_a_chunk_size_line_over_the_limit_is_a_bad_request(server: ScriptedMCPSe
 def post_chunked(server: ScriptedMCPServer, chunked_body: bytes) -> tuple[int, bytes]:
     """POST a chunked body written by hand (chunk size lines included)."""
     parts = urlsplit(server.url)
-    with socket.create_connection((parts.hostname or "", parts.port or 0)) as raw:
+    with socket.create_connection((parts.hostname or "", parts.port or 0), HANG_LIMIT) as raw:
         raw.sendall(
             b"POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
             b"transfer-encoding: chunked\r\n\r\n" + chunked_body
@@ -603,7 +606,7 @@ def next_event(stream: http.client.HTTPResponse) -> dict[str, Any]:
 def get_stream(server: ScriptedMCPServer, session: str) -> Iterator[http.client.HTTPResponse]:
     """Open the session's GET stream; close it (response and connection) at the end."""
     parts = urlsplit(server.url)
-    connection = http.client.HTTPConnection(parts.hostname or "", parts.port)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=HANG_LIMIT)
     connection.request("GET", "/mcp", headers={**ACCEPT, "mcp-session-id": session})
     stream = connection.getresponse()
     try:
@@ -646,7 +649,9 @@ def test_the_host_repr_shows_its_url_and_sessions_or_that_it_closed() -> None:
     try:
         assert repr(host) == f"<MCPHost {host.url} sessions=0>"
         parts = urlsplit(host.url)
-        connection = http.client.HTTPConnection(parts.hostname or "", parts.port)
+        connection = http.client.HTTPConnection(
+            parts.hostname or "", parts.port, timeout=HANG_LIMIT
+        )
         connection.request("POST", MCP_PATH, json.dumps(INITIALIZE).encode(), ACCEPT)
         assert connection.getresponse().status == 200
         connection.close()
@@ -736,7 +741,7 @@ class RelayClient:
     def __init__(self, server: ScriptedMCPServer) -> None:
         command = server.stdio_command
         host, _, port = command[command.index("--connect") + 1].rpartition(":")
-        self.socket = socket.create_connection((host, int(port)))
+        self.socket = socket.create_connection((host, int(port)), HANG_LIMIT)
         self.socket.sendall(command[command.index("--token") + 1].encode() + b"\n")
         self.lines = self.socket.makefile("rb")
 
@@ -812,7 +817,7 @@ def test_a_responders_answer_that_is_not_json_reaches_stdio_as_an_error() -> Non
 def exchange_raw(server: ScriptedMCPServer, data: bytes) -> tuple[bytes, dict[str, str], bytes]:
     """Send raw bytes; return the status line, the headers and the body of the answer."""
     parts = urlsplit(server.url)
-    with socket.create_connection((parts.hostname or "", parts.port or 0)) as raw:
+    with socket.create_connection((parts.hostname or "", parts.port or 0), HANG_LIMIT) as raw:
         raw.sendall(data)
         with raw.makefile("rb") as answer:
             status_line = answer.readline().rstrip(b"\r\n")
@@ -1093,7 +1098,7 @@ def test_a_call_that_drops_its_session_after_notifications_gets_no_answer(
     session = post(server, INITIALIZE)[1]["mcp-session-id"]
     call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "t"}}
     parts = urlsplit(server.url)
-    connection = http.client.HTTPConnection(parts.hostname or "", parts.port)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=HANG_LIMIT)
     try:
         headers = {**ACCEPT, "accept": accept, "mcp-session-id": session}
         connection.request("POST", "/mcp", json.dumps(call).encode(), headers)
@@ -1130,7 +1135,7 @@ def test_a_status_without_a_known_reason_gets_an_empty_reason_phrase() -> None:
 def raw_answer(server: ScriptedMCPServer, data: bytes) -> tuple[bytes, bytes]:
     """Send raw bytes; return the answer's head, as sent up to its blank line, and its body."""
     parts = urlsplit(server.url)
-    with socket.create_connection((parts.hostname or "", parts.port or 0)) as raw:
+    with socket.create_connection((parts.hostname or "", parts.port or 0), HANG_LIMIT) as raw:
         raw.sendall(data)
         with raw.makefile("rb") as answer:
             head, _, body = answer.read().partition(b"\r\n\r\n")  # every answer ends the connection
@@ -1190,7 +1195,7 @@ def test_event_streams_have_exactly_these_heads(server: ScriptedMCPServer) -> No
 
     answer = raw_answer(server, raw_request(b"POST", call, SSE + in_session))
     parts = urlsplit(server.url)
-    with socket.create_connection((parts.hostname or "", parts.port or 0)) as raw:
+    with socket.create_connection((parts.hostname or "", parts.port or 0), HANG_LIMIT) as raw:
         raw.sendall(raw_request(b"GET", head=SSE + in_session))
         with raw.makefile("rb") as stream:
             lines = [stream.readline() for _ in range(5)]  # the head's 5 lines, blank one last
@@ -1290,7 +1295,7 @@ def test_a_sessions_next_get_stream_gets_every_notification_after_one_ended(
 ) -> None:
     session = post(server, INITIALIZE)[1]["mcp-session-id"]
     parts = urlsplit(server.url)
-    with socket.create_connection((parts.hostname or "", parts.port or 0)) as first:
+    with socket.create_connection((parts.hostname or "", parts.port or 0), HANG_LIMIT) as first:
         first.sendall(raw_request(b"GET", head=SSE + b"mcp-session-id: %s\r\n" % session.encode()))
         first.shutdown(socket.SHUT_WR)  # the client leaves
         with first.makefile("rb") as ended:
