@@ -22,7 +22,7 @@ import sys
 import threading
 from collections.abc import AsyncGenerator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from ..errors import MCPProtocolError
 from .mcp_jsonrpc import MAX_MESSAGE_BYTES, MCPJSONRPCSession, error_message
@@ -40,6 +40,10 @@ _RELAY_SCRIPT = str(Path(__file__).with_name("mcp_stdio.py"))
 _GONE: Any = object()
 # Hex digits only: int() would also take a sign, a 0x prefix or underscores.
 _CHUNK_SIZE = re.compile(rb"[0-9A-Fa-f]+")
+# An HTTP head is read and written one byte per character, so any byte of a header is valid.
+_HEAD_CODEC = "latin-1"
+# Compact JSON; NaN and the infinities are refused (JSON has no such numbers).
+_STRICT_JSON = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
 
 _REASONS = {
     200: "OK",
@@ -53,7 +57,10 @@ _REASONS = {
 
 
 class _BadRequest(Exception):
+    """A request refused with an HTTP ``status``; ``detail`` (also its message) says why."""
+
     def __init__(self, status: int, detail: str) -> None:
+        super().__init__(detail)
         self.status = status
         self.detail = detail
 
@@ -75,6 +82,12 @@ class MCPHost:
     ``stdio_command``, and closes it in ``close()``.
     """
 
+    # Set by the loop thread (in _main) before the constructor returns.
+    _loop: asyncio.AbstractEventLoop
+    _ports: tuple[int, int]
+    # Set once, by close(); read by broadcast() and repr() from any thread.
+    _closed = False
+
     def __init__(self, server: ScriptedMCPServer) -> None:
         self._server = server
         self._token = secrets.token_hex(16)
@@ -82,12 +95,9 @@ class MCPHost:
         self._relays: set[asyncio.Queue[dict[str, Any]]] = set()
         self._numbers = itertools.count(1)
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._loop = asyncio.new_event_loop()
-        self._stop: asyncio.Event | None = None
-        self._ports: tuple[int, int] = (0, 0)
+        self._stop = asyncio.Event()  # bound to the loop thread's loop when it first waits
         self._ready = threading.Event()
         self._failure: BaseException | None = None
-        self._closed = False
         self._thread = threading.Thread(target=self._run, name="agents-testing-mcp", daemon=True)
         self._thread.start()
         self._ready.wait()
@@ -136,50 +146,39 @@ class MCPHost:
         if self._closed:
             return
         self._closed = True
-        stop = self._stop
-        if stop is not None:
-            with contextlib.suppress(RuntimeError):  # the loop already ended
-                self._loop.call_soon_threadsafe(stop.set)
+        with contextlib.suppress(RuntimeError):  # the loop already ended
+            self._loop.call_soon_threadsafe(self._stop.set)
         self._thread.join()
 
     # -- the loop thread -------------------------------------------------------------------
 
     def _run(self) -> None:
-        loop = self._loop
-        asyncio.set_event_loop(loop)
         try:
-            loop.run_until_complete(self._main())
+            # asyncio.run also ends what is left when _main returns (tasks, async generators,
+            # the default executor) and closes the loop.
+            asyncio.run(self._main())
         except BaseException as error:  # reported by the constructor when startup failed
             if not self._ready.is_set():
                 self._failure = error
         finally:
             self._ready.set()
-            with contextlib.suppress(Exception):
-                loop.run_until_complete(loop.shutdown_asyncgens())
-            asyncio.set_event_loop(None)
-            loop.close()
 
     async def _main(self) -> None:
-        self._stop = asyncio.Event()
+        self._loop = asyncio.get_running_loop()
         # Any free port. A request head over asyncio's default line limit (64 KiB) is refused.
         http = await asyncio.start_server(self._http_connection, "127.0.0.1")
         relay = await asyncio.start_server(
             self._relay_connection, "127.0.0.1", limit=MAX_MESSAGE_BYTES + 2
         )
         try:
-            self._ports = (
-                cast(tuple[str, int], http.sockets[0].getsockname())[1],
-                cast(tuple[str, int], relay.sockets[0].getsockname())[1],
-            )
+            # One IPv4 socket each, named (host, port).
+            self._ports = (http.sockets[0].getsockname()[1], relay.sockets[0].getsockname()[1])
             self._ready.set()
             await self._stop.wait()
         finally:
             http.close()
             relay.close()
-            tasks = list(self._tasks)
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await _cancel(*self._tasks)
             await http.wait_closed()
             await relay.wait_closed()
 
@@ -249,10 +248,8 @@ class MCPHost:
                     if not line.endswith(b"\n"):
                         return  # end of input
             finally:
-                self._relays.discard(pushed)
-                for task in handling:
-                    task.cancel()
-                await asyncio.gather(*handling, return_exceptions=True)
+                self._relays.remove(pushed)
+                await _cancel(*handling)
 
     # -- streamable HTTP -------------------------------------------------------------------
 
@@ -295,15 +292,23 @@ class MCPHost:
                     {"allow": "GET, POST, DELETE"},
                 )
 
-    def _known(self, headers: dict[str, str]) -> tuple[str | None, _Session | None]:
-        session_id = headers.get(_SESSION_HEADER)
-        return session_id, None if session_id is None else self._sessions.get(session_id)
+    async def _session(self, writer: asyncio.StreamWriter, session_id: str) -> _Session | None:
+        """Return the open session ``session_id``, or None after answering 404 for it."""
+        known = self._sessions.get(session_id)
+        if known is None:
+            self._server.record_violation(
+                MCPProtocolError("unknown_session", session_id=session_id[:80])
+            )
+            await _respond(writer, 404, error_message(None, -32001, "Session not found"))
+        return known
 
-    async def _unknown_session(self, writer: asyncio.StreamWriter, session_id: str) -> None:
-        self._server.record_violation(
-            MCPProtocolError("unknown_session", session_id=session_id[:80])
-        )
-        await _respond(writer, 404, error_message(None, -32001, "Session not found"))
+    def _end(self, session_id: str) -> None:
+        """Forget the session: end its GET stream and cancel its calls still running."""
+        # Gone already when a DELETE, or another call that dropped it, came first.
+        ended = self._sessions.pop(session_id, None)
+        if ended is not None:
+            ended.ended.set()
+            ended.jsonrpc.cancel_all()
 
     async def _post(
         self,
@@ -312,11 +317,11 @@ class MCPHost:
         headers: dict[str, str],
         body: bytes,
     ) -> None:
-        session_id, known = self._known(headers)
+        session_id = headers.get(_SESSION_HEADER)
         opened: str | None = None
         if session_id is not None:
+            known = await self._session(writer, session_id)
             if known is None:
-                await self._unknown_session(writer, session_id)
                 return
             session = known.jsonrpc
         elif _opens_session(body):
@@ -325,15 +330,13 @@ class MCPHost:
         else:
             session = MCPJSONRPCSession(self._server)  # a stateless 2026-era request
         outgoing: asyncio.Queue[Any] = asyncio.Queue()
-        cancelled: list[bool] = []
 
         async def exchange() -> None:
             try:
                 await session.receive(body, _put(outgoing))
-            except asyncio.CancelledError:
-                cancelled.append(True)  # notifications/cancelled: the request gets no answer
-                raise
             finally:
+                # Put while the task ends: a cancelled exchange is done and cancelled() by
+                # the time the handler reads this None.
                 outgoing.put_nowait(None)
 
         task = asyncio.ensure_future(exchange())
@@ -345,13 +348,14 @@ class MCPHost:
             if message is _GONE:
                 return
             if message is None:
-                if session.dropped:
-                    self._drop(session.session_id)  # and close this request unanswered
-                elif cancelled and streaming:
+                if session.dropped:  # the request is closed unanswered
+                    if session_id is not None:  # a session this host holds (not initialize)
+                        self._end(session_id)
+                elif task.cancelled() and streaming:
                     # notifications/cancelled: the request gets no answer. An SSE stream that
                     # ends without one lets the client settle it; a bare disconnect would fail
                     # the client's whole connection.
-                    writer.write(_head(200, {"content-type": "text/event-stream", **extra}))
+                    writer.write(_head(200, {"content-type": "text/event-stream"}))
                     await writer.drain()
                 else:
                     await _respond(writer, 202, None)
@@ -359,10 +363,8 @@ class MCPHost:
             if opened is not None and "result" in message:
                 self._sessions[opened] = _Session(session)
                 extra[_SESSION_HEADER] = opened
-            if _is_answer(message):
-                await _respond(writer, 200, _encoded(message, session), extra)
-                return
-            if not streaming:
+            if not streaming or _is_answer(message):
+                # One JSON answer: notifications before it are left out.
                 while message is not None and message is not _GONE and not _is_answer(message):
                     message = await _next(outgoing, watcher)
                 if message is not None and message is not _GONE:
@@ -377,23 +379,15 @@ class MCPHost:
                 writer.write(b"event: message\ndata: " + _encoded(message, session) + b"\n\n")
                 await writer.drain()
                 if _is_answer(message):
-                    break
+                    return
                 message = await _next(outgoing, watcher)
         finally:
-            watcher.cancel()
-            task.cancel()
-            await asyncio.gather(task, watcher, return_exceptions=True)
-
-    def _drop(self, session_id: str | None) -> None:
-        dropped = None if session_id is None else self._sessions.pop(session_id, None)
-        if dropped is not None:
-            dropped.ended.set()
-            dropped.jsonrpc.cancel_all()
+            await _cancel(watcher, task)
 
     async def _get(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, headers: dict[str, str]
     ) -> None:
-        session_id, known = self._known(headers)
+        session_id = headers.get(_SESSION_HEADER)
         if session_id is None:
             await _respond(
                 writer,
@@ -404,8 +398,8 @@ class MCPHost:
                 {"allow": "POST"},
             )
             return
+        known = await self._session(writer, session_id)
         if known is None:
-            await self._unknown_session(writer, session_id)
             return
         writer.write(_head(200, {"content-type": "text/event-stream", "cache-control": "no-cache"}))
         await writer.drain()
@@ -422,24 +416,26 @@ class MCPHost:
                 await writer.drain()
                 pushed = asyncio.ensure_future(known.pushed.get())
         finally:
-            for waiter in (ended, gone, pushed):
-                waiter.cancel()
-            await asyncio.gather(ended, gone, pushed, return_exceptions=True)
+            await _cancel(ended, gone, pushed)
 
     async def _delete(self, writer: asyncio.StreamWriter, headers: dict[str, str]) -> None:
-        session_id, known = self._known(headers)
+        session_id = headers.get(_SESSION_HEADER)
         if session_id is None:
             await _respond(
                 writer, 400, error_message(None, -32600, "Bad Request: no Mcp-Session-Id header")
             )
             return
-        if known is None:
-            await self._unknown_session(writer, session_id)
+        if await self._session(writer, session_id) is None:
             return
-        del self._sessions[session_id]
-        known.ended.set()
-        known.jsonrpc.cancel_all()
+        self._end(session_id)
         await _respond(writer, 200, None)
+
+
+async def _cancel(*tasks: asyncio.Future[Any]) -> None:
+    """Cancel ``tasks`` and wait until each has ended."""
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def _put(queue: asyncio.Queue[Any]) -> Any:
@@ -464,20 +460,20 @@ async def _next(queue: asyncio.Queue[Any], watcher: asyncio.Future[bytes]) -> An
 
 
 def _is_answer(message: dict[str, Any]) -> bool:
-    return "id" in message and ("result" in message or "error" in message)
+    return "result" in message or "error" in message  # a JSON-RPC response, never a request
 
 
 def _opens_session(body: bytes) -> bool:
     try:
-        message: object = json.loads(body)
-    except (ValueError, RecursionError):
+        method: object = json.loads(body)["method"]
+    except (ValueError, RecursionError, TypeError, KeyError):  # not JSON, no object, no method
         return False
-    return isinstance(message, dict) and cast(dict[str, Any], message).get("method") == "initialize"
+    return method == "initialize"
 
 
 def _encoded(message: dict[str, Any], session: MCPJSONRPCSession) -> bytes:
     try:
-        return json.dumps(message, separators=(",", ":"), allow_nan=False).encode()
+        return _STRICT_JSON.encode(message).encode()
     except (TypeError, ValueError) as error:
         # A responder's answer that is not JSON: the client gets an error, the test a violation.
         session.server.record_violation(
@@ -492,9 +488,10 @@ def _encoded(message: dict[str, Any], session: MCPJSONRPCSession) -> bytes:
 
 
 def _head(status: int, headers: dict[str, str]) -> bytes:
-    lines = [f"HTTP/1.1 {status} {_REASONS[status]}", "connection: close"]
+    # A status this table lacks gets an empty reason phrase, which HTTP/1.1 allows.
+    lines = [f"HTTP/1.1 {status} {_REASONS.get(status, '')}", "connection: close"]
     lines += [f"{key}: {value}" for key, value in headers.items()]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode(_HEAD_CODEC)
 
 
 async def _respond(
@@ -521,7 +518,7 @@ async def _read_request(
         head = await reader.readuntil(b"\r\n\r\n")
     except asyncio.LimitOverrunError:
         raise _BadRequest(431, "request head too large") from None
-    lines = head[:-4].decode("latin-1").split("\r\n")  # without the blank line that ends it
+    lines = head[:-4].decode(_HEAD_CODEC).split("\r\n")  # without the blank line that ends it
     parts = lines[0].split(" ")
     if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
         raise _BadRequest(400, "malformed request line")

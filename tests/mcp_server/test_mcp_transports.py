@@ -11,6 +11,7 @@ import contextlib
 import http.client
 import json
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -29,7 +30,7 @@ from agents_testing import (
     mcp_tool,
     mcp_tool_call,
 )
-from agents_testing.wire.mcp_host import MCP_PATH, MCPHost
+from agents_testing.wire.mcp_host import MCP_PATH, MCPHost, _BadRequest, _head
 from agents_testing.wire.mcp_jsonrpc import MAX_MESSAGE_BYTES, MCPJSONRPCSession
 
 INITIALIZE = {
@@ -39,6 +40,9 @@ INITIALIZE = {
     "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}},
 }
 ACCEPT = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+# Seconds a socket read waits: a broken host fails its test instead of hanging it. Far more
+# than any answer takes; nothing measures time with it.
+HANG_LIMIT = 30.0
 
 
 @pytest.fixture
@@ -63,7 +67,7 @@ def request(
     headers: dict[str, str] | None = None,
 ) -> tuple[int, dict[str, str], bytes]:
     parts = urlsplit(server.url)
-    connection = http.client.HTTPConnection(parts.hostname or "", parts.port)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=HANG_LIMIT)
     try:
         payload = json.dumps(body).encode() if isinstance(body, dict) else body
         connection.request(method, parts.path, payload, {**ACCEPT, **(headers or {})})
@@ -176,7 +180,7 @@ def test_get_without_a_session_is_not_allowed(server: ScriptedMCPServer) -> None
 
 def test_an_unknown_path_is_404_and_a_violation(server: ScriptedMCPServer) -> None:
     parts = urlsplit(server.url)
-    connection = http.client.HTTPConnection(parts.hostname or "", parts.port)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=HANG_LIMIT)
     connection.request("POST", "/elsewhere", b"{}")
     status = connection.getresponse().status
     connection.close()
@@ -226,7 +230,7 @@ def test_a_client_that_disconnects_mid_call_cancels_the_call(server: ScriptedMCP
             "params": {"name": "t", "arguments": {}},
         }
     ).encode()
-    with socket.create_connection((parts.hostname or "", parts.port or 0)) as raw:
+    with socket.create_connection((parts.hostname or "", parts.port or 0), HANG_LIMIT) as raw:
         raw.sendall(
             b"POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
             b"content-length: %d\r\n\r\n%s" % (len(body), body)
@@ -242,10 +246,10 @@ def test_close_with_clients_connected_returns_and_leaves_no_thread() -> None:
     _status, headers, _ = post(server, INITIALIZE)
     session = headers["mcp-session-id"]
     parts = urlsplit(server.url)
-    stream = http.client.HTTPConnection(parts.hostname or "", parts.port)
+    stream = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=HANG_LIMIT)
     stream.request("GET", "/mcp", headers={**ACCEPT, "mcp-session-id": session})
     opened = stream.getresponse()
-    hanging = socket.create_connection((parts.hostname or "", parts.port or 0))
+    hanging = socket.create_connection((parts.hostname or "", parts.port or 0), HANG_LIMIT)
     body = json.dumps(
         {
             "jsonrpc": "2.0",
@@ -496,7 +500,7 @@ def test_a_2026_envelope_on_an_initialize_connection_is_an_invalid_request() -> 
 def test_server_notifications_reach_an_http_sessions_get_stream(server: ScriptedMCPServer) -> None:
     session = post(server, INITIALIZE)[1]["mcp-session-id"]
     parts = urlsplit(server.url)
-    stream = http.client.HTTPConnection(parts.hostname or "", parts.port)
+    stream = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=HANG_LIMIT)
     stream.request("GET", "/mcp", headers={**ACCEPT, "mcp-session-id": session})
     opened = stream.getresponse()
 
@@ -515,7 +519,7 @@ def test_server_notifications_reach_an_http_sessions_get_stream(server: Scripted
 
 def test_a_chunked_body_is_read(server: ScriptedMCPServer) -> None:
     parts = urlsplit(server.url)
-    connection = http.client.HTTPConnection(parts.hostname or "", parts.port)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=HANG_LIMIT)
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
     connection.request("POST", "/mcp", iter([body[:10], body[10:]]), ACCEPT, encode_chunked=True)
     answer = json.loads(connection.getresponse().read())
@@ -526,7 +530,7 @@ def test_a_chunked_body_is_read(server: ScriptedMCPServer) -> None:
 
 def test_a_chunk_size_line_over_the_limit_is_a_bad_request(server: ScriptedMCPServer) -> None:
     parts = urlsplit(server.url)
-    with socket.create_connection((parts.hostname or "", parts.port or 0)) as raw:
+    with socket.create_connection((parts.hostname or "", parts.port or 0), HANG_LIMIT) as raw:
         raw.sendall(b"POST /mcp HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n")
         raw.sendall(b"1" * 70_000 + b"\r\n")
         status_line = raw.makefile("rb").readline()
@@ -538,7 +542,7 @@ def test_a_chunk_size_line_over_the_limit_is_a_bad_request(server: ScriptedMCPSe
 def post_chunked(server: ScriptedMCPServer, chunked_body: bytes) -> tuple[int, bytes]:
     """POST a chunked body written by hand (chunk size lines included)."""
     parts = urlsplit(server.url)
-    with socket.create_connection((parts.hostname or "", parts.port or 0)) as raw:
+    with socket.create_connection((parts.hostname or "", parts.port or 0), HANG_LIMIT) as raw:
         raw.sendall(
             b"POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
             b"transfer-encoding: chunked\r\n\r\n" + chunked_body
@@ -602,7 +606,7 @@ def next_event(stream: http.client.HTTPResponse) -> dict[str, Any]:
 def get_stream(server: ScriptedMCPServer, session: str) -> Iterator[http.client.HTTPResponse]:
     """Open the session's GET stream; close it (response and connection) at the end."""
     parts = urlsplit(server.url)
-    connection = http.client.HTTPConnection(parts.hostname or "", parts.port)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=HANG_LIMIT)
     connection.request("GET", "/mcp", headers={**ACCEPT, "mcp-session-id": session})
     stream = connection.getresponse()
     try:
@@ -645,7 +649,9 @@ def test_the_host_repr_shows_its_url_and_sessions_or_that_it_closed() -> None:
     try:
         assert repr(host) == f"<MCPHost {host.url} sessions=0>"
         parts = urlsplit(host.url)
-        connection = http.client.HTTPConnection(parts.hostname or "", parts.port)
+        connection = http.client.HTTPConnection(
+            parts.hostname or "", parts.port, timeout=HANG_LIMIT
+        )
         connection.request("POST", MCP_PATH, json.dumps(INITIALIZE).encode(), ACCEPT)
         assert connection.getresponse().status == 200
         connection.close()
@@ -735,7 +741,7 @@ class RelayClient:
     def __init__(self, server: ScriptedMCPServer) -> None:
         command = server.stdio_command
         host, _, port = command[command.index("--connect") + 1].rpartition(":")
-        self.socket = socket.create_connection((host, int(port)))
+        self.socket = socket.create_connection((host, int(port)), HANG_LIMIT)
         self.socket.sendall(command[command.index("--token") + 1].encode() + b"\n")
         self.lines = self.socket.makefile("rb")
 
@@ -811,7 +817,7 @@ def test_a_responders_answer_that_is_not_json_reaches_stdio_as_an_error() -> Non
 def exchange_raw(server: ScriptedMCPServer, data: bytes) -> tuple[bytes, dict[str, str], bytes]:
     """Send raw bytes; return the status line, the headers and the body of the answer."""
     parts = urlsplit(server.url)
-    with socket.create_connection((parts.hostname or "", parts.port or 0)) as raw:
+    with socket.create_connection((parts.hostname or "", parts.port or 0), HANG_LIMIT) as raw:
         raw.sendall(data)
         with raw.makefile("rb") as answer:
             status_line = answer.readline().rstrip(b"\r\n")
@@ -1092,7 +1098,7 @@ def test_a_call_that_drops_its_session_after_notifications_gets_no_answer(
     session = post(server, INITIALIZE)[1]["mcp-session-id"]
     call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "t"}}
     parts = urlsplit(server.url)
-    connection = http.client.HTTPConnection(parts.hostname or "", parts.port)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=HANG_LIMIT)
     try:
         headers = {**ACCEPT, "accept": accept, "mcp-session-id": session}
         connection.request("POST", "/mcp", json.dumps(call).encode(), headers)
@@ -1108,3 +1114,238 @@ def test_a_call_that_drops_its_session_after_notifications_gets_no_answer(
     assert b'"id":2' not in body  # no answer, only the notification at most
     assert b"null" not in body
     server.assert_complete()
+
+
+def test_a_refused_request_carries_its_status_and_says_why() -> None:
+    refused = _BadRequest(431, "request head too large")
+
+    assert (refused.status, refused.detail, str(refused)) == (
+        431,
+        "request head too large",
+        "request head too large",
+    )
+
+
+def test_a_status_without_a_known_reason_gets_an_empty_reason_phrase() -> None:
+    # HTTP/1.1 allows an empty reason phrase; the space before it stays.
+    assert _head(299, {"x-a": "1"}) == b"HTTP/1.1 299 \r\nconnection: close\r\nx-a: 1\r\n\r\n"
+    assert _head(404, {}) == b"HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n"
+
+
+def raw_answer(server: ScriptedMCPServer, data: bytes) -> tuple[bytes, bytes]:
+    """Send raw bytes; return the answer's head, as sent up to its blank line, and its body."""
+    parts = urlsplit(server.url)
+    with socket.create_connection((parts.hostname or "", parts.port or 0), HANG_LIMIT) as raw:
+        raw.sendall(data)
+        with raw.makefile("rb") as answer:
+            head, _, body = answer.read().partition(b"\r\n\r\n")  # every answer ends the connection
+    return head + b"\r\n\r\n", body
+
+
+def raw_request(method: bytes, body: bytes = b"", head: bytes = b"") -> bytes:
+    return b"%s /mcp HTTP/1.1\r\nhost: x\r\n%scontent-length: %d\r\n\r\n%s" % (
+        method,
+        head,
+        len(body),
+        body,
+    )
+
+
+SSE = b"accept: application/json, text/event-stream\r\n"
+
+
+def test_json_answers_have_exactly_these_heads(server: ScriptedMCPServer) -> None:
+    # The exact bytes: lower-case names, in this order, Latin-1 as HTTP/1.1 writes heads.
+    initialize = raw_answer(server, raw_request(b"POST", json.dumps(INITIALIZE).encode(), SSE))
+    initialized = b'{"jsonrpc": "2.0", "method": "notifications/initialized"}'
+    session = b"mcp-session-id: http-1\r\n"
+    accepted = raw_answer(server, raw_request(b"POST", initialized, SSE + session))
+    get = raw_answer(server, raw_request(b"GET"))
+    put = raw_answer(server, raw_request(b"PUT"))
+
+    assert initialize[0] == (
+        b"HTTP/1.1 200 OK\r\nconnection: close\r\nmcp-session-id: http-1\r\n"
+        b"content-type: application/json\r\ncontent-length: %d\r\n\r\n" % len(initialize[1])
+    )
+    assert accepted == (
+        b"HTTP/1.1 202 Accepted\r\nconnection: close\r\ncontent-length: 0\r\n\r\n",
+        b"",
+    )
+    assert get[0] == (
+        b"HTTP/1.1 405 Method Not Allowed\r\nconnection: close\r\nallow: POST\r\n"
+        b"content-type: application/json\r\ncontent-length: %d\r\n\r\n" % len(get[1])
+    )
+    assert put[0] == (
+        b"HTTP/1.1 405 Method Not Allowed\r\nconnection: close\r\nallow: GET, POST, DELETE\r\n"
+        b"content-type: application/json\r\ncontent-length: %d\r\n\r\n" % len(put[1])
+    )
+
+
+STREAM_HEAD = (
+    b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-type: text/event-stream\r\n"
+    b"cache-control: no-cache\r\n\r\n"
+)
+
+
+def test_event_streams_have_exactly_these_heads(server: ScriptedMCPServer) -> None:
+    server.enqueue(mcp_tool_call("t", result="done", notifications=[mcp_log("info", "a")]))
+    session = post(server, INITIALIZE)[1]["mcp-session-id"]
+    call = b'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "t"}}'
+    in_session = b"mcp-session-id: %s\r\n" % session.encode()
+
+    answer = raw_answer(server, raw_request(b"POST", call, SSE + in_session))
+    parts = urlsplit(server.url)
+    with socket.create_connection((parts.hostname or "", parts.port or 0), HANG_LIMIT) as raw:
+        raw.sendall(raw_request(b"GET", head=SSE + in_session))
+        with raw.makefile("rb") as stream:
+            lines = [stream.readline() for _ in range(5)]  # the head's 5 lines, blank one last
+
+    assert answer[0] == STREAM_HEAD
+    assert answer[1].startswith(b"event: message\ndata: ")
+    assert b"".join(lines) == STREAM_HEAD
+
+
+def test_a_cancelled_calls_event_stream_has_a_head_and_nothing_else(
+    server: ScriptedMCPServer,
+) -> None:
+    server.enqueue(mcp_tool_call("t", hang=True))
+    session = post(server, INITIALIZE)[1]["mcp-session-id"]
+    call = b'{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "t"}}'
+    in_session = b"mcp-session-id: %s\r\n" % session.encode()
+    answers: list[tuple[bytes, bytes]] = []
+    caller = threading.Thread(
+        target=lambda: answers.append(
+            raw_answer(server, raw_request(b"POST", call, SSE + in_session))
+        )
+    )
+    caller.start()
+    wait_until(lambda: len(server.calls) == 2)
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}}
+
+    assert post(server, cancel, {"mcp-session-id": session})[0] == 202
+    caller.join()
+
+    assert answers == [
+        (b"HTTP/1.1 200 OK\r\nconnection: close\r\ncontent-type: text/event-stream\r\n\r\n", b"")
+    ]
+    server.assert_complete()
+
+
+def test_the_relay_token_is_128_random_bits() -> None:
+    servers = [ScriptedMCPServer(), ScriptedMCPServer()]
+    try:
+        tokens = [
+            command[command.index("--token") + 1]
+            for command in (served.stdio_command for served in servers)
+        ]
+    finally:
+        for served in servers:
+            served.close()
+
+    assert [len(token) for token in tokens] == [32, 32]  # 16 bytes in hex
+    assert all(set(token) <= set("0123456789abcdef") for token in tokens)
+    assert tokens[0] != tokens[1]
+
+
+def test_broadcast_and_close_after_the_loop_ended_do_nothing() -> None:
+    # The loop can end between broadcast()'s or close()'s check of the host and its call into
+    # the loop (another thread closing it): here it ends first, without close().
+    server = ScriptedMCPServer()
+    host = MCPHost(server)
+    host._loop.call_soon_threadsafe(host._stop.set)
+    host._thread.join()
+
+    host.broadcast([{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}])
+    host.close()
+
+    assert repr(host) == "<MCPHost closed sessions=0>"
+
+
+def test_a_step_that_drops_a_session_also_ends_its_other_calls_unanswered(
+    server: ScriptedMCPServer,
+) -> None:
+    server.enqueue(mcp_tool_call("t", hang=True), mcp_tool_call("t", drop_session=True))
+    session = post(server, INITIALIZE)[1]["mcp-session-id"]
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "t"}}
+    hanging: list[BaseException] = []
+
+    def call_and_keep_the_error() -> None:
+        try:
+            post(server, call, {"mcp-session-id": session})
+        except http.client.RemoteDisconnected as error:
+            hanging.append(error)
+
+    caller = threading.Thread(target=call_and_keep_the_error)
+    caller.start()
+    wait_until(lambda: len(server.calls) == 2)
+
+    with pytest.raises(http.client.RemoteDisconnected):
+        post(server, {**call, "id": 3}, {"mcp-session-id": session})
+    caller.join()
+
+    assert [type(error) for error in hanging] == [http.client.RemoteDisconnected]
+    ping = {"jsonrpc": "2.0", "id": 4, "method": "ping"}
+    assert post(server, ping, {"mcp-session-id": session})[0] == 404
+    with pytest.raises(MCPProtocolError, match="unknown"):
+        server.assert_complete()
+
+
+def test_a_sessions_next_get_stream_gets_every_notification_after_one_ended(
+    server: ScriptedMCPServer,
+) -> None:
+    session = post(server, INITIALIZE)[1]["mcp-session-id"]
+    parts = urlsplit(server.url)
+    with socket.create_connection((parts.hostname or "", parts.port or 0), HANG_LIMIT) as first:
+        first.sendall(raw_request(b"GET", head=SSE + b"mcp-session-id: %s\r\n" % session.encode()))
+        first.shutdown(socket.SHUT_WR)  # the client leaves
+        with first.makefile("rb") as ended:
+            assert ended.read() == STREAM_HEAD  # and the server ended the stream in turn
+
+    with get_stream(server, session) as stream:
+        server.notify_clients(*(mcp_log("info", text) for text in ("one", "two", "three")))
+        events = [next_event(stream), next_event(stream)]
+
+    assert [event["params"]["data"] for event in events] == ["one", "two"]
+
+
+def test_a_relay_that_leaves_while_its_answer_is_written_ends_quietly() -> None:
+    clients: list[RelayClient] = []
+
+    def leave(call: MCPCall) -> str:
+        # Runs on the server's loop just before the answer is written: the relay's socket is
+        # reset (SO_LINGER 0), so writing the answer fails.
+        clients[0].socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        clients[0].close()
+        return "unread"
+
+    server = ScriptedMCPServer([mcp_tool_call("t", respond=leave)])
+    try:
+        clients.append(RelayClient(server))
+        clients[0].send(
+            b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t"}}\n'
+        )
+        wait_until(lambda: len(server.calls) == 1)
+        other = RelayClient(server)
+        other.send(b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}\n')
+        answer = other.receive()
+        other.close()
+    finally:
+        server.close()
+
+    assert answer == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert [call.method for call in server.calls] == ["tools/call", "ping"]
+    server.assert_complete()
+
+
+def test_a_get_stream_stays_open_between_notifications(server: ScriptedMCPServer) -> None:
+    session = post(server, INITIALIZE)[1]["mcp-session-id"]
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    with get_stream(server, session) as stream:
+        server.notify_clients(mcp_log("info", "one"))
+        first = next_event(stream)
+        # A whole request later, the stream still waits for the session's next notification.
+        assert post(server, ping, {"mcp-session-id": session})[0] == 200
+        server.notify_clients(mcp_log("info", "two"))
+        second = next_event(stream)
+
+    assert [first["params"]["data"], second["params"]["data"]] == ["one", "two"]
