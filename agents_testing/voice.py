@@ -33,7 +33,7 @@ from collections import Counter, deque
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Literal, cast
+from typing import Any, Literal, NoReturn, cast
 
 from ._completion import CompletionContext
 from ._snapshot import snapshot
@@ -84,13 +84,26 @@ _QUIET_ROUNDS = 2
 _MAX_FIRINGS = 1_000_000
 
 
-def _seconds(name: str, value: object, *, minimum: float = 0.0) -> float:
+def _instant(name: str, value: object) -> float:
+    """Read a point in time: any finite number of seconds (one in the past means now)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{name} must be a number of seconds, got {type(value).__name__}")
-    number = float(value)
-    if not (minimum <= number < math.inf):
-        raise ValueError(f"{name} must be a finite number of seconds >= {minimum}, got {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number of seconds, got {value!r}")
+    return float(value)
+
+
+def _seconds(name: str, value: object) -> float:
+    """Read a length of time: a finite number of seconds, not negative."""
+    number = _instant(name, value)
+    if number < 0:
+        raise ValueError(f"{name} must be a finite number of seconds >= 0, got {value!r}")
     return number
+
+
+def _on_grid(seconds: float) -> float:
+    """Round a time to the nanosecond: the clock's grid, so 1.0 + 0.2 reads as 1.2."""
+    return round(seconds, 9)
 
 
 def _positive_int(name: str, value: object) -> int:
@@ -197,8 +210,7 @@ class VirtualClock:
 
     def call_at(self, when: float, callback: Callable[[], object]) -> VirtualTimer:
         """Run ``callback()`` when the clock reaches ``when`` (now, at the next move, if past)."""
-        # Rounded to the nanosecond, so 1.0 + 0.2 reads as 1.2 in a test's assertion.
-        instant = round(max(self._now, _seconds("when", when, minimum=-math.inf)), 9)
+        instant = _on_grid(max(self._now, _instant("when", when)))
         if not callable(callback):
             raise TypeError(f"callback must be callable, got {type(callback).__name__}")
         timer = VirtualTimer(instant, callback)
@@ -217,7 +229,7 @@ class VirtualClock:
 
     async def sleep_until(self, when: float) -> None:
         """Wait until the clock reads ``when`` (return at once, after one loop turn, if past)."""
-        instant = _seconds("when", when, minimum=-math.inf)
+        instant = _instant("when", when)
         if instant <= self._now:
             await asyncio.sleep(0)
             return
@@ -239,37 +251,19 @@ class VirtualClock:
 
     async def advance_to(self, when: float) -> None:
         """Move time forward to ``when``, firing each due instant and letting its tasks run."""
-        target = round(_seconds("when", when, minimum=-math.inf), 9)
-        await _settle()
-        fired = 0
-        while True:
-            self._drop_cancelled()
-            if not self._timers or self._timers[0][0] > target:
-                break
-            self._fire_next()
-            fired += 1
-            if fired >= _MAX_FIRINGS:  # pragma: no cover - a callback that reschedules forever
-                raise RuntimeError(
-                    "VirtualClock fired a million callbacks without reaching the target"
-                )
-            await _settle()
+        target = _on_grid(_instant("when", when))
+        await self._fire_until(target)
         self._now = max(self._now, target)
         await _settle()
 
     async def run(self, *, until: float | None = None) -> None:
-        """Fire every scheduled instant (up to ``until`` if given) until nothing is left."""
-        limit = math.inf if until is None else round(_seconds("until", until, minimum=-math.inf), 9)
-        await _settle()
-        fired = 0
-        while True:
-            self._drop_cancelled()
-            if not self._timers or self._timers[0][0] > limit:
-                break
-            self._fire_next()
-            fired += 1
-            if fired >= _MAX_FIRINGS:  # pragma: no cover
-                raise RuntimeError("VirtualClock fired a million callbacks without running out")
-            await _settle()
+        """Fire every scheduled instant (up to ``until`` if given) until nothing is left.
+
+        With ``until``, the clock then reads ``until`` (if it was not later already);
+        without it, the instant of the last callback or sleep it fired.
+        """
+        limit = math.inf if until is None else _on_grid(_instant("until", until))
+        await self._fire_until(limit)
         if until is not None:
             self._now = max(self._now, limit)
 
@@ -280,6 +274,27 @@ class VirtualClock:
     def _drop_cancelled(self) -> None:
         while self._timers and self._timers[0][2].cancelled:
             heapq.heappop(self._timers)
+
+    async def _fire_until(self, limit: float) -> None:
+        """Fire the instants up to ``limit`` in order, letting the tasks run after each."""
+        await _settle()
+        fired = 0
+        while self._due(limit):
+            if fired >= _MAX_FIRINGS:
+                raise RuntimeError(
+                    f"VirtualClock fired {_MAX_FIRINGS:,} callbacks and reads {self._now:g}s "
+                    "with more still due: a callback keeps scheduling another. Cancel the "
+                    "repeating timer, or stop at an earlier instant (run(until=...) or "
+                    "advance_to())."
+                )
+            self._fire_next()
+            fired += 1
+            await _settle()
+
+    def _due(self, limit: float) -> bool:
+        """Whether a callback or sleep is scheduled at or before ``limit``."""
+        self._drop_cancelled()
+        return bool(self._timers) and self._timers[0][0] <= limit
 
     def _fire_next(self) -> None:
         when, _, timer = heapq.heappop(self._timers)
@@ -299,8 +314,7 @@ class VirtualClock:
     async def _drive(self) -> None:
         for _ in range(_MAX_FIRINGS):
             await _settle()
-            self._drop_cancelled()
-            if not self._timers:
+            if not self._due(math.inf):
                 return
             self._fire_next()
 
@@ -421,8 +435,7 @@ def _tuple_or_as_is(values: object) -> Any:
     # A wrong value is kept as given, so the double refuses it with the step's position.
     kept: Any = values
     if isinstance(values, Iterable) and not isinstance(values, (str, bytes, bytearray, Mapping)):
-        items: Iterable[object] = cast("Iterable[object]", values)
-        return tuple(items)
+        return tuple(cast(Iterable[object], values))
     return kept
 
 
@@ -460,7 +473,8 @@ def _read_stt_step(step: object, index: int) -> _Turn:
     if step.error is not None and not isinstance(step.error, BaseException):
         raise invalid("invalid_error", f"error must be an exception instance, got {step.error!r}")
     if (step.final is None) == (step.error is None):
-        raise invalid("invalid_outcome", "give exactly one of final=... and error=...")
+        given = "neither" if step.final is None else "both"
+        raise invalid("invalid_outcome", f"a turn has a final transcript or an error, got {given}")
     if step.match is not None and not callable(step.match):
         raise invalid("invalid_matcher", f"match must be callable, got {step.match!r}")
     start = _step_seconds(step.start, "start", invalid)
@@ -646,9 +660,22 @@ class ScriptedSpeechToText(CompletionContext):
         state = self._open("transcribe", options)
         state.audio.extend(data)
         state.input_ended = True
-        turn = self._take(state, allow_end=False)
-        assert turn is not None
-        self._check_match(state, turn, bytes(data))
+        turn = self._steps[0]  # _open() refused the call if no step was left
+        if turn.step.kind == "end":
+            _refuse(
+                self._violations,
+                state,
+                UnexpectedVoiceCallError(
+                    "stt",
+                    state.index,
+                    "transcribe",
+                    expected="stt_end() (the end of a stream)",
+                    step_index=turn.step_index,
+                    call_summary=f"{len(data)} bytes of audio",
+                ),
+            )
+        del self._steps[0]
+        self._check_match(state, turn, data)
         try:
             await self.clock.sleep_until(state.opened_at + turn.end)
         finally:
@@ -676,54 +703,47 @@ class ScriptedSpeechToText(CompletionContext):
         state = _CallState(len(self._calls), method, options, self.clock.now)
         self._calls.append(state)
         if not self._steps:
-            error = UnexpectedVoiceCallError(
-                "stt", state.index, method, expected=None, call_summary=None
+            _refuse(
+                self._violations,
+                state,
+                UnexpectedVoiceCallError("stt", state.index, method),
             )
-            self._violations.append(error)
-            state.error = error
-            raise error
         return state
-
-    def _take(self, state: _CallState, *, allow_end: bool) -> _Turn | None:
-        if not self._steps:
-            return None
-        turn = self._steps[0]
-        if turn.step.kind == "end" and not allow_end:
-            error = UnexpectedVoiceCallError(
-                "stt",
-                state.index,
-                state.method,
-                expected="stt_end() (the end of a stream)",
-                step_index=turn.step_index,
-                call_summary=f"{len(state.audio)} bytes of audio",
-            )
-            self._violations.append(error)
-            state.error = error
-            raise error
-        del self._steps[0]
-        return turn
 
     def _check_match(self, state: _CallState, turn: _Turn, audio: bytes) -> None:
         match = turn.step.match
         if match is None or match(audio) is not False:
             return
-        error = VoiceCallMatcherError(
-            "stt",
-            state.index,
-            state.method,
-            step_index=turn.step_index,
-            call_summary=f"{len(audio)} bytes of audio",
+        _refuse(
+            self._violations,
+            state,
+            VoiceCallMatcherError(
+                "stt",
+                state.index,
+                state.method,
+                step_index=turn.step_index,
+                call_summary=f"{len(audio)} bytes of audio",
+            ),
         )
-        self._violations.append(error)
-        state.error = error
-        raise error
+
+
+def _refuse(
+    violations: list[AssertionError],
+    state: _CallState | _SynthesisState,
+    error: AssertionError,
+) -> NoReturn:
+    """Record ``error`` as the call's and as a violation for assert_complete(); raise it."""
+    violations.append(error)
+    state.error = error
+    raise error
+
+
+_Audio = bytes | bytearray | memoryview
 
 
 def _audio_bytes(audio: object) -> bytes:
-    if isinstance(audio, (bytes, bytearray)):
-        return bytes(audio)
-    if isinstance(audio, memoryview):
-        return cast("memoryview[int]", audio).tobytes()  # its raw bytes are the audio
+    if isinstance(audio, (bytes, bytearray, memoryview)):
+        return bytes(cast(_Audio, audio))  # a memoryview's raw bytes, whatever its format
     raise TypeError(f"audio must be bytes of PCM16 samples, got {type(audio).__name__}")
 
 
@@ -827,8 +847,7 @@ class TranscriptionSession:
                     finally:
                         service._waiting.remove(self)  # pyright: ignore[reportPrivateUsage]
                     continue
-                turn = service._take(state, allow_end=True)  # pyright: ignore[reportPrivateUsage]
-                assert turn is not None
+                turn = service._steps.pop(0)  # pyright: ignore[reportPrivateUsage]
                 if turn.step.kind == "end":
                     await clock.sleep_until(self._turn_start + turn.end)
                     self._finished = True
@@ -889,9 +908,12 @@ class TTSStep:
             wanted = "any text"
         else:
             wanted = "text accepted by a matcher"
-        if self.error is not None and self.error_after is None:
-            return f"{wanted} -> {type(self.error).__name__}"
-        return f"{wanted} -> {self.duration:g}s of audio"
+        if self.error is None:
+            return f"{wanted} -> {self.duration:g}s of audio"
+        failure = type(self.error).__name__
+        if self.error_after:
+            return f"{wanted} -> {self.error_after} of its chunks, then {failure}"
+        return f"{wanted} -> {failure}"
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -976,7 +998,7 @@ def _read_tts_step(step: object, index: int) -> _Speech:
         raise invalid("invalid_error", f"error must be an exception instance, got {step.error!r}")
     if step.error_after is not None:
         if step.error is None:
-            raise invalid("invalid_error", "error_after needs error=...")
+            raise invalid("invalid_error", "error_after is set but error is not")
         if (
             isinstance(step.error_after, bool)
             or not isinstance(step.error_after, int)
@@ -1133,12 +1155,11 @@ class ScriptedTextToSpeech(CompletionContext):
         self._spoken.append(None)
         summary = repr(_short(text))
         if not self._steps:
-            error: AssertionError = UnexpectedVoiceCallError(
-                "tts", state.index, "synthesize", expected=None, call_summary=summary
+            _refuse(
+                self._violations,
+                state,
+                UnexpectedVoiceCallError("tts", state.index, "synthesize", call_summary=summary),
             )
-            self._violations.append(error)
-            state.error = error
-            raise error
         speech = self._steps[0]
         wanted = speech.step.text
         if isinstance(wanted, str):
@@ -1146,17 +1167,18 @@ class ScriptedTextToSpeech(CompletionContext):
         else:
             accepted = wanted is None or wanted(text) is not False
         if not accepted:
-            error = VoiceCallMatcherError(
-                "tts",
-                state.index,
-                "synthesize",
-                step_index=speech.step_index,
-                call_summary=summary,
-                expected=speech.step.summary(),
+            _refuse(
+                self._violations,
+                state,
+                VoiceCallMatcherError(
+                    "tts",
+                    state.index,
+                    "synthesize",
+                    step_index=speech.step_index,
+                    call_summary=summary,
+                    expected=speech.step.summary(),
+                ),
             )
-            self._violations.append(error)
-            state.error = error
-            raise error
         del self._steps[0]
         self._spoken[state.index] = speech.step
         return Synthesis(self, state, speech)
@@ -1319,7 +1341,7 @@ class VirtualSpeaker:
         ends = [item.end if item.cut_at is None else item.cut_at for item in self._queue]
         start = max([now, *ends])
         length = pcm16_duration(data, sample_rate=self.sample_rate, channels=self.channels)
-        end = round(start + length, 9)  # on the clock's nanosecond grid
+        end = _on_grid(start + length)
         self._queue.append(_Queued(data, source, start, end))
         return end
 
@@ -1348,7 +1370,7 @@ class VirtualSpeaker:
                 item.cut_at = now
                 heard += max(0.0, now - item.start)
         self._interruptions.append(now)
-        return round(heard, 9)
+        return _on_grid(heard)
 
     @property
     def interruptions(self) -> tuple[float, ...]:
@@ -1362,7 +1384,7 @@ class VirtualSpeaker:
         records: list[PlayedAudio] = []
         for item in self._queue:
             stop = min(item.end, now if item.cut_at is None else item.cut_at)
-            stop = round(max(stop, item.start), 9)
+            stop = _on_grid(max(stop, item.start))
             width = 2 * self.channels
             frames = round((stop - item.start) * self.sample_rate)
             data = item.data[: min(len(item.data), frames * width)]
@@ -1469,8 +1491,8 @@ class ScriptedVoice(CompletionContext):
             explicit = step is not None and isinstance(step.chunks, tuple)
             frames = by_source[call.index] if explicit else values[(call.index + 1) % 32768]
             total = len(call.audio) // (2 * channels)
-            heard = round(min(frames, total) / rate, 9)
-            result.append(HeardSpeech(call.index, call.text, heard, round(total / rate, 9)))
+            heard = _on_grid(min(frames, total) / rate)
+            result.append(HeardSpeech(call.index, call.text, heard, _on_grid(total / rate)))
         return tuple(result)
 
     def assert_complete(self) -> None:
