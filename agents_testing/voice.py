@@ -27,8 +27,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import math
-import sys
-from array import array
+import struct
 from collections import Counter, deque
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -937,8 +936,9 @@ def tts_speech(
         text: The exact text expected, a function of the text that returns ``False`` to
             reject it, or ``None`` for any text.
         duration: Seconds of audio produced, split evenly over ``chunks`` (ignored when
-            ``chunks`` gives the audio itself). Sample ``n`` of synthesis ``k`` has the
-            value ``k + 1``, so a played sample tells which synthesis it came from.
+            ``chunks`` gives the audio itself). Every sample of synthesis ``k`` has the
+            value ``k + 1`` (after 32,767 syntheses the values start again from 1, never
+            silence), so a played sample tells which synthesis it came from.
         chunks: How many chunks, or the PCM16 chunks themselves.
         first_byte: Seconds from the request to the first chunk (time to first byte).
         interval: Seconds between two chunks.
@@ -1191,7 +1191,7 @@ class ScriptedTextToSpeech(CompletionContext):
         if isinstance(chunks, tuple):
             return tuple(bytes(chunk) for chunk in chunks)
         frames = round(speech.step.duration * self.sample_rate)
-        sample = ((index + 1) % 32768).to_bytes(2, "little", signed=True) * self.channels
+        sample = _sample_value(index).to_bytes(2, "little") * self.channels
         sizes = [frames // chunks + (1 if n < frames % chunks else 0) for n in range(chunks)]
         return tuple(sample * size for size in sizes)
 
@@ -1243,7 +1243,6 @@ class Synthesis:
         clock = service.clock
         audio = service._audio(self._speech, state.index)  # pyright: ignore[reportPrivateUsage]
         limit = len(audio) if step.error is None else (step.error_after or 0)
-        finished = False
         try:
             for position, data in enumerate(audio[:limit]):
                 await clock.sleep_until(
@@ -1266,13 +1265,10 @@ class Synthesis:
                     await clock.sleep_until(state.started_at + step.first_byte)
                 state.error = step.error
                 state.finished_at = clock.now
-                finished = True
                 raise step.error
             state.finished_at = clock.now
-            finished = True
         finally:
-            if not finished:
-                self.cancel()
+            self.cancel()  # records the stop if the consumer left early; else does nothing
 
 
 # -- playback ----------------------------------------------------------------------------------
@@ -1402,32 +1398,28 @@ class VirtualSpeaker:
 # -- bundle ------------------------------------------------------------------------------------
 
 
-def _samples(data: bytes) -> list[int]:
-    samples = array("h")
-    samples.frombytes(data[: len(data) - len(data) % 2])
-    if sys.byteorder == "big":  # pragma: no cover - PCM16 here is little-endian
-        samples.byteswap()
-    return samples.tolist()
+def _sample_value(index: int) -> int:
+    """The value of every sample synthesis ``index`` generates: 1 to 32,767, never silence."""
+    return index % 32767 + 1
 
 
-def _count_samples(data: bytes, channels: int, values: Counter[int]) -> int:
-    """Add the first channel's sample values of ``data`` to ``values``; return their number.
+def _count_samples(data: bytes, values: Counter[int]) -> int:
+    """Add the sample values of the mono PCM16 ``data`` to ``values``; return their number.
 
     A piece of one synthesis's audio holds one value throughout, and counting it takes one
     comparison with that value repeated instead of a Python int per sample (most of a
-    conversation's test time).
+    conversation's test time). Values are read unsigned: only the positive values of the
+    syntheses are looked up.
     """
-    usable = len(data) - len(data) % 2
-    if not usable:
+    frames = len(data) // 2
+    if not frames:
         return 0
     first = data[:2]
-    if data.startswith(first * (usable // 2)):  # every sample equals the first
-        frames = -(-(usable // 2) // channels)
-        values[int.from_bytes(first, "little", signed=True)] += frames
-        return frames
-    samples = _samples(data)[::channels]
-    values.update(samples)
-    return len(samples)
+    if data.startswith(first * frames):  # every sample equals the first
+        values[int.from_bytes(first, "little")] += frames
+    else:
+        values.update(struct.unpack(f"<{frames}H", data[: 2 * frames]))
+    return frames
 
 
 @dataclass(frozen=True)
@@ -1479,20 +1471,19 @@ class ScriptedVoice(CompletionContext):
         Audio scripted as explicit chunks is counted from the pieces played with
         ``source=`` that synthesis's index.
         """
-        channels = self.tts.channels
         rate = self.tts.sample_rate
         values: Counter[int] = Counter()
         by_source: Counter[object] = Counter()
         for record in self.speaker.played:
-            by_source[record.source] += _count_samples(record.data, channels, values)
+            by_source[record.source] += _count_samples(record.data, values)
         result: list[HeardSpeech] = []
         for call in self.tts.calls:
             step = self.tts._spoken[call.index]  # pyright: ignore[reportPrivateUsage]
             explicit = step is not None and isinstance(step.chunks, tuple)
-            frames = by_source[call.index] if explicit else values[(call.index + 1) % 32768]
-            total = len(call.audio) // (2 * channels)
-            heard = _on_grid(min(frames, total) / rate)
-            result.append(HeardSpeech(call.index, call.text, heard, _on_grid(total / rate)))
+            frames = by_source[call.index] if explicit else values[_sample_value(call.index)]
+            duration = _on_grid(call.duration)
+            heard = _on_grid(min(frames / rate, duration))
+            result.append(HeardSpeech(call.index, call.text, heard, duration))
         return tuple(result)
 
     def assert_complete(self) -> None:
