@@ -447,8 +447,8 @@ def stt_end(*, at: float = 0.0, optional: bool = False) -> STTStep:
 class _Turn:
     step: STTStep
     step_index: int
-    events: tuple[tuple[float, TranscriptEventType, str], ...]  # relative time, type, text
     end: float
+    events: tuple[tuple[float, TranscriptEventType, str], ...] = ()  # relative time, type, text
 
 
 def _read_stt_step(step: object, index: int) -> _Turn:
@@ -466,7 +466,7 @@ def _read_stt_step(step: object, index: int) -> _Turn:
         raise invalid("invalid_timing", f"optional must be a bool, got {step.optional!r}")
     if step.kind == "end":
         at = _step_seconds(step.at, "at", invalid)
-        return _Turn(step, index, (), at)
+        return _Turn(step, index, at)
     if step.final is not None and not isinstance(step.final, str):
         raise invalid("invalid_text", f"final must be a str, got {type(step.final).__name__}")
     if step.error is not None and not isinstance(step.error, BaseException):
@@ -502,7 +502,7 @@ def _read_stt_step(step: object, index: int) -> _Turn:
         events.append((end, "final", step.final))
     # A stable sort: equal times keep the order above (speech_started, partials, ended, final).
     ordered = tuple(sorted(events, key=lambda event: event[0]))
-    return _Turn(step, index, ordered, end)
+    return _Turn(step, index, end, ordered)
 
 
 def _step_seconds(value: object, name: str, invalid: Callable[..., Exception]) -> float:
@@ -1418,7 +1418,7 @@ def _count_samples(data: bytes, values: Counter[int]) -> int:
     if data.startswith(first * frames):  # every sample equals the first
         values[int.from_bytes(first, "little")] += frames
     else:
-        values.update(struct.unpack(f"<{frames}H", data[: 2 * frames]))
+        values.update(struct.unpack_from(f"<{frames}H", data))
     return frames
 
 

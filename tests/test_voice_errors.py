@@ -259,107 +259,112 @@ _INPUT_HINT = (
 @pytest.mark.parametrize(
     ("step", "reason", "detail", "hint"),
     [
-        (42, "invalid_input", "a step is built by stt_turn() or stt_end(), got int", _INPUT_HINT),
         (
-            stt_turn(),
+            lambda: 42,
+            "invalid_input",
+            "a step is built by stt_turn() or stt_end(), got int",
+            _INPUT_HINT,
+        ),
+        (
+            lambda: stt_turn(),
             "invalid_outcome",
             "a turn has a final transcript or an error, got neither",
             "Fix: give a turn exactly one of final=... (the transcript) and error=... (an "
             "exception instance).",
         ),
         (
-            stt_turn("a", error=ValueError()),
+            lambda: stt_turn("a", error=ValueError()),
             "invalid_outcome",
             "a turn has a final transcript or an error, got both",
             "Fix: give a turn exactly one of final=... (the transcript) and error=... (an "
             "exception instance).",
         ),
         (
-            stt_turn(error="boom"),  # type: ignore[arg-type]
+            lambda: stt_turn(error="boom"),  # type: ignore[arg-type]
             "invalid_error",
             "error must be an exception instance, got 'boom'",
             _ERROR_HINT,
         ),
         (
-            stt_turn(b"hi"),  # type: ignore[arg-type]
+            lambda: stt_turn(b"hi"),  # type: ignore[arg-type]
             "invalid_text",
             "final must be a str, got bytes",
             _TEXT_HINT,
         ),
         (
-            stt_turn("a", partials=5),  # type: ignore[arg-type]
+            lambda: stt_turn("a", partials=5),  # type: ignore[arg-type]
             "invalid_text",
             "partials must be a sequence, got 5",
             _TEXT_HINT,
         ),
         (
-            stt_turn("a", partials="abc" * 30),
+            lambda: stt_turn("a", partials="abc" * 30),
             "invalid_text",
             "partials must be a sequence, got " + repr("abc" * 30)[:60],
             _TEXT_HINT,
         ),
         (
-            stt_turn("a", partials=["ok", 3]),  # type: ignore[list-item]
+            lambda: stt_turn("a", partials=["ok", 3]),  # type: ignore[list-item]
             "invalid_text",
             "partial #2 must be a str or (str, offset_seconds), got 3",
             _TEXT_HINT,
         ),
         (
-            stt_turn("a", partials=[("ok", 0.5, 1)]),  # type: ignore[list-item]
+            lambda: stt_turn("a", partials=[("ok", 0.5, 1)]),  # type: ignore[list-item]
             "invalid_text",
             "partial #1 must be a str or (str, offset_seconds), got ('ok', 0.5, 1)",
             _TEXT_HINT,
         ),
         (
-            stt_turn("a", partials=[(1, 0.5)]),  # type: ignore[list-item]
+            lambda: stt_turn("a", partials=[(1, 0.5)]),  # type: ignore[list-item]
             "invalid_text",
             "partial #1 must be a str or (str, offset_seconds), got (1, 0.5)",
             _TEXT_HINT,
         ),
         (
-            stt_turn("a", partials=[("x", -1.0)]),
+            lambda: stt_turn("a", partials=[("x", -1.0)]),
             "invalid_timing",
             "a partial's offset must be finite and >= 0, got -1.0",
             _TIMING_HINT,
         ),
         (
-            stt_turn("a", start="0"),  # type: ignore[arg-type]
+            lambda: stt_turn("a", start="0"),  # type: ignore[arg-type]
             "invalid_timing",
             "start must be a number of seconds, got '0'",
             _TIMING_HINT,
         ),
         (
-            stt_turn("a", duration=-1),
+            lambda: stt_turn("a", duration=-1),
             "invalid_timing",
             "duration must be finite and >= 0, got -1",
             _TIMING_HINT,
         ),
         (
-            stt_turn("a", latency=float("inf")),
+            lambda: stt_turn("a", latency=float("inf")),
             "invalid_timing",
             "latency must be finite and >= 0, got inf",
             _TIMING_HINT,
         ),
         (
-            stt_turn("a", match="yes"),  # type: ignore[arg-type]
+            lambda: stt_turn("a", match="yes"),  # type: ignore[arg-type]
             "invalid_matcher",
             "match must be callable, got 'yes'",
             "Fix: match is a function of the turn's PCM16 audio that returns False to reject it.",
         ),
         (
-            stt_turn("a", optional=1),  # type: ignore[arg-type]
+            lambda: stt_turn("a", optional=1),  # type: ignore[arg-type]
             "invalid_timing",
             "optional must be a bool, got 1",
             _TIMING_HINT,
         ),
         (
-            stt_end(at=-0.5),
+            lambda: stt_end(at=-0.5),
             "invalid_timing",
             "at must be finite and >= 0, got -0.5",
             _TIMING_HINT,
         ),
         (
-            stt_end(optional=None),  # type: ignore[arg-type]
+            lambda: stt_end(optional=None),  # type: ignore[arg-type]
             "invalid_timing",
             "optional must be a bool, got None",
             _TIMING_HINT,
@@ -367,10 +372,12 @@ _INPUT_HINT = (
     ],
 )
 def test_a_malformed_stt_step_says_where_what_and_how_to_fix_it(
-    step: Any, reason: str, detail: str, hint: str
+    step: Callable[[], Any], reason: str, detail: str, hint: str
 ) -> None:
+    # Each step is built in the test, not when the parameters are collected: building it is
+    # part of what is tested (stt_turn() keeps a wrong partials value for the check to name).
     with pytest.raises(InvalidScriptedVoiceStepError) as raised:
-        ScriptedSpeechToText(["fine", step])
+        ScriptedSpeechToText(["fine", step()])
     error = raised.value
     assert (error.reason, error.service, error.input_index, error.detail) == (
         reason,
@@ -387,94 +394,94 @@ def test_a_malformed_stt_step_says_where_what_and_how_to_fix_it(
 @pytest.mark.parametrize(
     ("step", "reason", "detail", "hint"),
     [
-        (3, "invalid_input", "a step is built by tts_speech(), got int", _INPUT_HINT),
+        (lambda: 3, "invalid_input", "a step is built by tts_speech(), got int", _INPUT_HINT),
         (
-            tts_speech(text=5),  # type: ignore[arg-type]
+            lambda: tts_speech(text=5),  # type: ignore[arg-type]
             "invalid_text",
             "text must be a str, a matcher or None, got 5",
             _TEXT_HINT,
         ),
         (
-            tts_speech(duration=-1.0),
+            lambda: tts_speech(duration=-1.0),
             "invalid_timing",
             "duration must be finite and >= 0, got -1.0",
             _TIMING_HINT,
         ),
         (
-            tts_speech(first_byte=float("nan")),
+            lambda: tts_speech(first_byte=float("nan")),
             "invalid_timing",
             "first_byte must be finite and >= 0, got nan",
             _TIMING_HINT,
         ),
         (
-            tts_speech(interval="1"),  # type: ignore[arg-type]
+            lambda: tts_speech(interval="1"),  # type: ignore[arg-type]
             "invalid_timing",
             "interval must be a number of seconds, got '1'",
             _TIMING_HINT,
         ),
-        (tts_speech(chunks=0), "invalid_audio", "chunks must be >= 1, got 0", _AUDIO_HINT),
+        (lambda: tts_speech(chunks=0), "invalid_audio", "chunks must be >= 1, got 0", _AUDIO_HINT),
         (
-            tts_speech(chunks=True),
+            lambda: tts_speech(chunks=True),
             "invalid_audio",
             "chunks must be an int or a sequence of bytes, got True",
             _AUDIO_HINT,
         ),
         (
-            tts_speech(chunks=1.5),  # type: ignore[arg-type]
+            lambda: tts_speech(chunks=1.5),  # type: ignore[arg-type]
             "invalid_audio",
             "chunks must be an int or a sequence of bytes, got 1.5",
             _AUDIO_HINT,
         ),
         (
-            tts_speech(chunks=[b"\x00\x00", b"\x00"]),
+            lambda: tts_speech(chunks=[b"\x00\x00", b"\x00"]),
             "invalid_audio",
             "chunk #2 must be bytes of whole PCM16 samples, got b'\\x00'",
             _AUDIO_HINT,
         ),
         (
-            tts_speech(chunks=["text"]),  # type: ignore[list-item]
+            lambda: tts_speech(chunks=["text"]),  # type: ignore[list-item]
             "invalid_audio",
             "chunk #1 must be bytes of whole PCM16 samples, got 'text'",
             _AUDIO_HINT,
         ),
         (
-            tts_speech(chunks=[b"\x01" * 41]),
+            lambda: tts_speech(chunks=[b"\x01" * 41]),
             "invalid_audio",
             "chunk #1 must be bytes of whole PCM16 samples, got " + repr(b"\x01" * 41)[:60],
             _AUDIO_HINT,
         ),
         (
-            tts_speech(error="boom"),  # type: ignore[arg-type]
+            lambda: tts_speech(error="boom"),  # type: ignore[arg-type]
             "invalid_error",
             "error must be an exception instance, got 'boom'",
             _ERROR_HINT,
         ),
         (
-            tts_speech(error_after=1),
+            lambda: tts_speech(error_after=1),
             "invalid_error",
             "error_after is set but error is not",
             _ERROR_HINT,
         ),
         (
-            tts_speech(error=ValueError(), error_after=-1),
+            lambda: tts_speech(error=ValueError(), error_after=-1),
             "invalid_error",
             "error_after must be an int >= 0, got -1",
             _ERROR_HINT,
         ),
         (
-            tts_speech(error=ValueError(), error_after=True),
+            lambda: tts_speech(error=ValueError(), error_after=True),
             "invalid_error",
             "error_after must be an int >= 0, got True",
             _ERROR_HINT,
         ),
         (
-            tts_speech(error=ValueError(), error_after=1.0),  # type: ignore[arg-type]
+            lambda: tts_speech(error=ValueError(), error_after=1.0),  # type: ignore[arg-type]
             "invalid_error",
             "error_after must be an int >= 0, got 1.0",
             _ERROR_HINT,
         ),
         (
-            tts_speech(optional="yes"),  # type: ignore[arg-type]
+            lambda: tts_speech(optional="yes"),  # type: ignore[arg-type]
             "invalid_timing",
             "optional must be a bool, got 'yes'",
             _TIMING_HINT,
@@ -482,10 +489,10 @@ def test_a_malformed_stt_step_says_where_what_and_how_to_fix_it(
     ],
 )
 def test_a_malformed_tts_step_says_where_what_and_how_to_fix_it(
-    step: Any, reason: str, detail: str, hint: str
+    step: Callable[[], Any], reason: str, detail: str, hint: str
 ) -> None:
     with pytest.raises(InvalidScriptedVoiceStepError) as raised:
-        ScriptedTextToSpeech(["fine", step])
+        ScriptedTextToSpeech(["fine", step()])
     error = raised.value
     assert (error.reason, error.service, error.input_index, error.detail) == (
         reason,
