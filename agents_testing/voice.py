@@ -949,7 +949,7 @@ def tts_speech(
     return TTSStep(
         text=text,
         duration=duration,
-        chunks=chunks if isinstance(chunks, int) else _tuple_or_as_is(chunks),
+        chunks=_tuple_or_as_is(chunks),  # a count is kept as given
         first_byte=first_byte,
         interval=interval,
         error=error,

@@ -9,6 +9,7 @@ chunks, a barge-in with audio queued behind the piece being played, and what hea
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections import deque
 from collections.abc import Callable, Coroutine, Iterator
 from typing import Any
@@ -106,6 +107,33 @@ async def test_five_callbacks_at_the_limit_of_five_all_run() -> None:
     assert fired == [1.0, 2.0, 3.0, 4.0, 5.0]
 
 
+async def test_callbacks_due_at_the_same_instant_run_in_the_order_they_were_scheduled() -> None:
+    clock = VirtualClock()
+    seen: list[str] = []
+    for name in "abcd":
+        clock.call_at(1.0, functools.partial(seen.append, name))
+    timer = clock.call_at(1.0, lambda: seen.append("cancelled"))
+    assert timer.cancelled is False
+    timer.cancel()
+    await clock.advance_to(1.0)
+    assert seen == ["a", "b", "c", "d"]
+
+
+async def test_auto_advance_wakes_each_sleeper_at_its_own_instant() -> None:
+    # One driver moves time, however many sleeps are scheduled while it runs: each wakes at
+    # its instant, and the tasks woken at an instant run before time moves again.
+    clock = VirtualClock(auto_advance=True)
+    seen: list[tuple[str, float]] = []
+
+    async def sleeper(name: str, delay: float, times: int) -> None:
+        for _ in range(times):
+            await clock.sleep(delay)
+            seen.append((name, clock.now))
+
+    await asyncio.gather(sleeper("a", 1.0, 3), sleeper("b", 1.5, 2))
+    assert seen == [("a", 1.0), ("b", 1.5), ("a", 2.0), ("b", 3.0), ("a", 3.0)]
+
+
 async def test_sleeping_until_now_returns_without_the_clock_moving() -> None:
     clock = VirtualClock(start=2.0)
     task = asyncio.create_task(clock.sleep_until(2.0))
@@ -144,7 +172,7 @@ class _NotADeque:
 class _OtherQueueLoop(_CountingLoop):
     def __init__(self) -> None:
         super().__init__()
-        self._ready = _NotADeque()  # type: ignore[assignment]
+        self._ready = _NotADeque()
 
 
 def _turns_to_settle(

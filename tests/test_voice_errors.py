@@ -170,6 +170,16 @@ def _clock_call(call: Callable[[VirtualClock], Any]) -> Callable[[], object]:
             "steps must be an iterable of steps, got bytes",
         ),
         (
+            lambda: ScriptedTextToSpeech(sample_rate=0),
+            ValueError,
+            "sample_rate must be >= 1, got 0",
+        ),
+        (
+            lambda: ScriptedTextToSpeech(channels=1.0),  # type: ignore[arg-type]
+            TypeError,
+            "channels must be an int, got float",
+        ),
+        (
             lambda: ScriptedTextToSpeech(clock=1),  # type: ignore[arg-type]
             TypeError,
             "clock must be a VirtualClock or None, got int",
@@ -185,9 +195,14 @@ def _clock_call(call: Callable[[VirtualClock], Any]) -> Callable[[], object]:
             "options must be a mapping or None, got list",
         ),
         (
-            lambda: VirtualSpeaker(None),  # type: ignore[arg-type]
+            lambda: VirtualSpeaker(1.5),  # type: ignore[arg-type]
             TypeError,
-            "clock must be a VirtualClock, got NoneType",
+            "clock must be a VirtualClock, got float",
+        ),
+        (
+            lambda: VirtualSpeaker(VirtualClock(), channels=0),
+            ValueError,
+            "channels must be >= 1, got 0",
         ),
         (
             lambda: VirtualSpeaker(VirtualClock(), sample_rate=-8000),
