@@ -1401,8 +1401,8 @@ _VOICE_STEP_HINTS: dict[str, str] = {
     "invalid_timing": "times are finite numbers of seconds >= 0; optional is a bool.",
     "invalid_audio": "chunks is a count >= 1 or a sequence of bytes holding whole PCM16 samples "
     "(an even number of bytes).",
-    "invalid_error": "error is an exception instance; error_after is an int >= 0 and needs "
-    "error=....",
+    "invalid_error": "error is an exception instance; error_after, an int >= 0, needs an error "
+    "to raise.",
     "invalid_matcher": "match is a function of the turn's PCM16 audio that returns False to "
     "reject it.",
 }

@@ -27,13 +27,12 @@ from __future__ import annotations
 import asyncio
 import heapq
 import math
-import sys
-from array import array
+import struct
 from collections import Counter, deque
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Literal, cast
+from typing import Any, Literal, NoReturn, cast
 
 from ._completion import CompletionContext
 from ._snapshot import snapshot
@@ -84,13 +83,26 @@ _QUIET_ROUNDS = 2
 _MAX_FIRINGS = 1_000_000
 
 
-def _seconds(name: str, value: object, *, minimum: float = 0.0) -> float:
+def _instant(name: str, value: object) -> float:
+    """Read a point in time: any finite number of seconds (one in the past means now)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{name} must be a number of seconds, got {type(value).__name__}")
-    number = float(value)
-    if not (minimum <= number < math.inf):
-        raise ValueError(f"{name} must be a finite number of seconds >= {minimum}, got {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number of seconds, got {value!r}")
+    return float(value)
+
+
+def _seconds(name: str, value: object) -> float:
+    """Read a length of time: a finite number of seconds, not negative."""
+    number = _instant(name, value)
+    if number < 0:
+        raise ValueError(f"{name} must be a finite number of seconds >= 0, got {value!r}")
     return number
+
+
+def _on_grid(seconds: float) -> float:
+    """Round a time to the nanosecond: the clock's grid, so 1.0 + 0.2 reads as 1.2."""
+    return round(seconds, 9)
 
 
 def _positive_int(name: str, value: object) -> int:
@@ -197,8 +209,7 @@ class VirtualClock:
 
     def call_at(self, when: float, callback: Callable[[], object]) -> VirtualTimer:
         """Run ``callback()`` when the clock reaches ``when`` (now, at the next move, if past)."""
-        # Rounded to the nanosecond, so 1.0 + 0.2 reads as 1.2 in a test's assertion.
-        instant = round(max(self._now, _seconds("when", when, minimum=-math.inf)), 9)
+        instant = _on_grid(max(self._now, _instant("when", when)))
         if not callable(callback):
             raise TypeError(f"callback must be callable, got {type(callback).__name__}")
         timer = VirtualTimer(instant, callback)
@@ -217,7 +228,7 @@ class VirtualClock:
 
     async def sleep_until(self, when: float) -> None:
         """Wait until the clock reads ``when`` (return at once, after one loop turn, if past)."""
-        instant = _seconds("when", when, minimum=-math.inf)
+        instant = _instant("when", when)
         if instant <= self._now:
             await asyncio.sleep(0)
             return
@@ -239,37 +250,19 @@ class VirtualClock:
 
     async def advance_to(self, when: float) -> None:
         """Move time forward to ``when``, firing each due instant and letting its tasks run."""
-        target = round(_seconds("when", when, minimum=-math.inf), 9)
-        await _settle()
-        fired = 0
-        while True:
-            self._drop_cancelled()
-            if not self._timers or self._timers[0][0] > target:
-                break
-            self._fire_next()
-            fired += 1
-            if fired >= _MAX_FIRINGS:  # pragma: no cover - a callback that reschedules forever
-                raise RuntimeError(
-                    "VirtualClock fired a million callbacks without reaching the target"
-                )
-            await _settle()
+        target = _on_grid(_instant("when", when))
+        await self._fire_until(target)
         self._now = max(self._now, target)
         await _settle()
 
     async def run(self, *, until: float | None = None) -> None:
-        """Fire every scheduled instant (up to ``until`` if given) until nothing is left."""
-        limit = math.inf if until is None else round(_seconds("until", until, minimum=-math.inf), 9)
-        await _settle()
-        fired = 0
-        while True:
-            self._drop_cancelled()
-            if not self._timers or self._timers[0][0] > limit:
-                break
-            self._fire_next()
-            fired += 1
-            if fired >= _MAX_FIRINGS:  # pragma: no cover
-                raise RuntimeError("VirtualClock fired a million callbacks without running out")
-            await _settle()
+        """Fire every scheduled instant (up to ``until`` if given) until nothing is left.
+
+        With ``until``, the clock then reads ``until`` (if it was not later already);
+        without it, the instant of the last callback or sleep it fired.
+        """
+        limit = math.inf if until is None else _on_grid(_instant("until", until))
+        await self._fire_until(limit)
         if until is not None:
             self._now = max(self._now, limit)
 
@@ -280,6 +273,27 @@ class VirtualClock:
     def _drop_cancelled(self) -> None:
         while self._timers and self._timers[0][2].cancelled:
             heapq.heappop(self._timers)
+
+    async def _fire_until(self, limit: float) -> None:
+        """Fire the instants up to ``limit`` in order, letting the tasks run after each."""
+        await _settle()
+        fired = 0
+        while self._due(limit):
+            if fired >= _MAX_FIRINGS:
+                raise RuntimeError(
+                    f"VirtualClock fired {_MAX_FIRINGS:,} callbacks and reads {self._now:g}s "
+                    "with more still due: a callback keeps scheduling another. Cancel the "
+                    "repeating timer, or stop at an earlier instant (run(until=...) or "
+                    "advance_to())."
+                )
+            self._fire_next()
+            fired += 1
+            await _settle()
+
+    def _due(self, limit: float) -> bool:
+        """Whether a callback or sleep is scheduled at or before ``limit``."""
+        self._drop_cancelled()
+        return bool(self._timers) and self._timers[0][0] <= limit
 
     def _fire_next(self) -> None:
         when, _, timer = heapq.heappop(self._timers)
@@ -299,8 +313,7 @@ class VirtualClock:
     async def _drive(self) -> None:
         for _ in range(_MAX_FIRINGS):
             await _settle()
-            self._drop_cancelled()
-            if not self._timers:
+            if not self._due(math.inf):
                 return
             self._fire_next()
 
@@ -421,8 +434,7 @@ def _tuple_or_as_is(values: object) -> Any:
     # A wrong value is kept as given, so the double refuses it with the step's position.
     kept: Any = values
     if isinstance(values, Iterable) and not isinstance(values, (str, bytes, bytearray, Mapping)):
-        items: Iterable[object] = cast("Iterable[object]", values)
-        return tuple(items)
+        return tuple(cast(Iterable[object], values))
     return kept
 
 
@@ -435,8 +447,8 @@ def stt_end(*, at: float = 0.0, optional: bool = False) -> STTStep:
 class _Turn:
     step: STTStep
     step_index: int
-    events: tuple[tuple[float, TranscriptEventType, str], ...]  # relative time, type, text
     end: float
+    events: tuple[tuple[float, TranscriptEventType, str], ...] = ()  # relative time, type, text
 
 
 def _read_stt_step(step: object, index: int) -> _Turn:
@@ -454,13 +466,14 @@ def _read_stt_step(step: object, index: int) -> _Turn:
         raise invalid("invalid_timing", f"optional must be a bool, got {step.optional!r}")
     if step.kind == "end":
         at = _step_seconds(step.at, "at", invalid)
-        return _Turn(step, index, (), at)
+        return _Turn(step, index, at)
     if step.final is not None and not isinstance(step.final, str):
         raise invalid("invalid_text", f"final must be a str, got {type(step.final).__name__}")
     if step.error is not None and not isinstance(step.error, BaseException):
         raise invalid("invalid_error", f"error must be an exception instance, got {step.error!r}")
     if (step.final is None) == (step.error is None):
-        raise invalid("invalid_outcome", "give exactly one of final=... and error=...")
+        given = "neither" if step.final is None else "both"
+        raise invalid("invalid_outcome", f"a turn has a final transcript or an error, got {given}")
     if step.match is not None and not callable(step.match):
         raise invalid("invalid_matcher", f"match must be callable, got {step.match!r}")
     start = _step_seconds(step.start, "start", invalid)
@@ -489,7 +502,7 @@ def _read_stt_step(step: object, index: int) -> _Turn:
         events.append((end, "final", step.final))
     # A stable sort: equal times keep the order above (speech_started, partials, ended, final).
     ordered = tuple(sorted(events, key=lambda event: event[0]))
-    return _Turn(step, index, ordered, end)
+    return _Turn(step, index, end, ordered)
 
 
 def _step_seconds(value: object, name: str, invalid: Callable[..., Exception]) -> float:
@@ -646,9 +659,22 @@ class ScriptedSpeechToText(CompletionContext):
         state = self._open("transcribe", options)
         state.audio.extend(data)
         state.input_ended = True
-        turn = self._take(state, allow_end=False)
-        assert turn is not None
-        self._check_match(state, turn, bytes(data))
+        turn = self._steps[0]  # _open() refused the call if no step was left
+        if turn.step.kind == "end":
+            _refuse(
+                self._violations,
+                state,
+                UnexpectedVoiceCallError(
+                    "stt",
+                    state.index,
+                    "transcribe",
+                    expected="stt_end() (the end of a stream)",
+                    step_index=turn.step_index,
+                    call_summary=f"{len(data)} bytes of audio",
+                ),
+            )
+        del self._steps[0]
+        self._check_match(state, turn, data)
         try:
             await self.clock.sleep_until(state.opened_at + turn.end)
         finally:
@@ -676,54 +702,47 @@ class ScriptedSpeechToText(CompletionContext):
         state = _CallState(len(self._calls), method, options, self.clock.now)
         self._calls.append(state)
         if not self._steps:
-            error = UnexpectedVoiceCallError(
-                "stt", state.index, method, expected=None, call_summary=None
+            _refuse(
+                self._violations,
+                state,
+                UnexpectedVoiceCallError("stt", state.index, method),
             )
-            self._violations.append(error)
-            state.error = error
-            raise error
         return state
-
-    def _take(self, state: _CallState, *, allow_end: bool) -> _Turn | None:
-        if not self._steps:
-            return None
-        turn = self._steps[0]
-        if turn.step.kind == "end" and not allow_end:
-            error = UnexpectedVoiceCallError(
-                "stt",
-                state.index,
-                state.method,
-                expected="stt_end() (the end of a stream)",
-                step_index=turn.step_index,
-                call_summary=f"{len(state.audio)} bytes of audio",
-            )
-            self._violations.append(error)
-            state.error = error
-            raise error
-        del self._steps[0]
-        return turn
 
     def _check_match(self, state: _CallState, turn: _Turn, audio: bytes) -> None:
         match = turn.step.match
         if match is None or match(audio) is not False:
             return
-        error = VoiceCallMatcherError(
-            "stt",
-            state.index,
-            state.method,
-            step_index=turn.step_index,
-            call_summary=f"{len(audio)} bytes of audio",
+        _refuse(
+            self._violations,
+            state,
+            VoiceCallMatcherError(
+                "stt",
+                state.index,
+                state.method,
+                step_index=turn.step_index,
+                call_summary=f"{len(audio)} bytes of audio",
+            ),
         )
-        self._violations.append(error)
-        state.error = error
-        raise error
+
+
+def _refuse(
+    violations: list[AssertionError],
+    state: _CallState | _SynthesisState,
+    error: AssertionError,
+) -> NoReturn:
+    """Record ``error`` as the call's and as a violation for assert_complete(); raise it."""
+    violations.append(error)
+    state.error = error
+    raise error
+
+
+_Audio = bytes | bytearray | memoryview
 
 
 def _audio_bytes(audio: object) -> bytes:
-    if isinstance(audio, (bytes, bytearray)):
-        return bytes(audio)
-    if isinstance(audio, memoryview):
-        return cast("memoryview[int]", audio).tobytes()  # its raw bytes are the audio
+    if isinstance(audio, (bytes, bytearray, memoryview)):
+        return bytes(cast(_Audio, audio))  # a memoryview's raw bytes, whatever its format
     raise TypeError(f"audio must be bytes of PCM16 samples, got {type(audio).__name__}")
 
 
@@ -827,8 +846,7 @@ class TranscriptionSession:
                     finally:
                         service._waiting.remove(self)  # pyright: ignore[reportPrivateUsage]
                     continue
-                turn = service._take(state, allow_end=True)  # pyright: ignore[reportPrivateUsage]
-                assert turn is not None
+                turn = service._steps.pop(0)  # pyright: ignore[reportPrivateUsage]
                 if turn.step.kind == "end":
                     await clock.sleep_until(self._turn_start + turn.end)
                     self._finished = True
@@ -889,9 +907,12 @@ class TTSStep:
             wanted = "any text"
         else:
             wanted = "text accepted by a matcher"
-        if self.error is not None and self.error_after is None:
-            return f"{wanted} -> {type(self.error).__name__}"
-        return f"{wanted} -> {self.duration:g}s of audio"
+        if self.error is None:
+            return f"{wanted} -> {self.duration:g}s of audio"
+        failure = type(self.error).__name__
+        if self.error_after:
+            return f"{wanted} -> {self.error_after} of its chunks, then {failure}"
+        return f"{wanted} -> {failure}"
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -915,8 +936,9 @@ def tts_speech(
         text: The exact text expected, a function of the text that returns ``False`` to
             reject it, or ``None`` for any text.
         duration: Seconds of audio produced, split evenly over ``chunks`` (ignored when
-            ``chunks`` gives the audio itself). Sample ``n`` of synthesis ``k`` has the
-            value ``k + 1``, so a played sample tells which synthesis it came from.
+            ``chunks`` gives the audio itself). Every sample of synthesis ``k`` has the
+            value ``k + 1`` (after 32,767 syntheses the values start again from 1, never
+            silence), so a played sample tells which synthesis it came from.
         chunks: How many chunks, or the PCM16 chunks themselves.
         first_byte: Seconds from the request to the first chunk (time to first byte).
         interval: Seconds between two chunks.
@@ -927,7 +949,7 @@ def tts_speech(
     return TTSStep(
         text=text,
         duration=duration,
-        chunks=chunks if isinstance(chunks, int) else _tuple_or_as_is(chunks),
+        chunks=_tuple_or_as_is(chunks),  # a count is kept as given
         first_byte=first_byte,
         interval=interval,
         error=error,
@@ -976,7 +998,7 @@ def _read_tts_step(step: object, index: int) -> _Speech:
         raise invalid("invalid_error", f"error must be an exception instance, got {step.error!r}")
     if step.error_after is not None:
         if step.error is None:
-            raise invalid("invalid_error", "error_after needs error=...")
+            raise invalid("invalid_error", "error_after is set but error is not")
         if (
             isinstance(step.error_after, bool)
             or not isinstance(step.error_after, int)
@@ -1133,12 +1155,11 @@ class ScriptedTextToSpeech(CompletionContext):
         self._spoken.append(None)
         summary = repr(_short(text))
         if not self._steps:
-            error: AssertionError = UnexpectedVoiceCallError(
-                "tts", state.index, "synthesize", expected=None, call_summary=summary
+            _refuse(
+                self._violations,
+                state,
+                UnexpectedVoiceCallError("tts", state.index, "synthesize", call_summary=summary),
             )
-            self._violations.append(error)
-            state.error = error
-            raise error
         speech = self._steps[0]
         wanted = speech.step.text
         if isinstance(wanted, str):
@@ -1146,17 +1167,18 @@ class ScriptedTextToSpeech(CompletionContext):
         else:
             accepted = wanted is None or wanted(text) is not False
         if not accepted:
-            error = VoiceCallMatcherError(
-                "tts",
-                state.index,
-                "synthesize",
-                step_index=speech.step_index,
-                call_summary=summary,
-                expected=speech.step.summary(),
+            _refuse(
+                self._violations,
+                state,
+                VoiceCallMatcherError(
+                    "tts",
+                    state.index,
+                    "synthesize",
+                    step_index=speech.step_index,
+                    call_summary=summary,
+                    expected=speech.step.summary(),
+                ),
             )
-            self._violations.append(error)
-            state.error = error
-            raise error
         del self._steps[0]
         self._spoken[state.index] = speech.step
         return Synthesis(self, state, speech)
@@ -1169,7 +1191,7 @@ class ScriptedTextToSpeech(CompletionContext):
         if isinstance(chunks, tuple):
             return tuple(bytes(chunk) for chunk in chunks)
         frames = round(speech.step.duration * self.sample_rate)
-        sample = ((index + 1) % 32768).to_bytes(2, "little", signed=True) * self.channels
+        sample = _sample_value(index).to_bytes(2, "little") * self.channels
         sizes = [frames // chunks + (1 if n < frames % chunks else 0) for n in range(chunks)]
         return tuple(sample * size for size in sizes)
 
@@ -1221,7 +1243,6 @@ class Synthesis:
         clock = service.clock
         audio = service._audio(self._speech, state.index)  # pyright: ignore[reportPrivateUsage]
         limit = len(audio) if step.error is None else (step.error_after or 0)
-        finished = False
         try:
             for position, data in enumerate(audio[:limit]):
                 await clock.sleep_until(
@@ -1244,13 +1265,10 @@ class Synthesis:
                     await clock.sleep_until(state.started_at + step.first_byte)
                 state.error = step.error
                 state.finished_at = clock.now
-                finished = True
                 raise step.error
             state.finished_at = clock.now
-            finished = True
         finally:
-            if not finished:
-                self.cancel()
+            self.cancel()  # records the stop if the consumer left early; else does nothing
 
 
 # -- playback ----------------------------------------------------------------------------------
@@ -1319,7 +1337,7 @@ class VirtualSpeaker:
         ends = [item.end if item.cut_at is None else item.cut_at for item in self._queue]
         start = max([now, *ends])
         length = pcm16_duration(data, sample_rate=self.sample_rate, channels=self.channels)
-        end = round(start + length, 9)  # on the clock's nanosecond grid
+        end = _on_grid(start + length)
         self._queue.append(_Queued(data, source, start, end))
         return end
 
@@ -1348,7 +1366,7 @@ class VirtualSpeaker:
                 item.cut_at = now
                 heard += max(0.0, now - item.start)
         self._interruptions.append(now)
-        return round(heard, 9)
+        return _on_grid(heard)
 
     @property
     def interruptions(self) -> tuple[float, ...]:
@@ -1362,7 +1380,7 @@ class VirtualSpeaker:
         records: list[PlayedAudio] = []
         for item in self._queue:
             stop = min(item.end, now if item.cut_at is None else item.cut_at)
-            stop = round(max(stop, item.start), 9)
+            stop = _on_grid(max(stop, item.start))
             width = 2 * self.channels
             frames = round((stop - item.start) * self.sample_rate)
             data = item.data[: min(len(item.data), frames * width)]
@@ -1380,32 +1398,28 @@ class VirtualSpeaker:
 # -- bundle ------------------------------------------------------------------------------------
 
 
-def _samples(data: bytes) -> list[int]:
-    samples = array("h")
-    samples.frombytes(data[: len(data) - len(data) % 2])
-    if sys.byteorder == "big":  # pragma: no cover - PCM16 here is little-endian
-        samples.byteswap()
-    return samples.tolist()
+def _sample_value(index: int) -> int:
+    """The value of every sample synthesis ``index`` generates: 1 to 32,767, never silence."""
+    return index % 32767 + 1
 
 
-def _count_samples(data: bytes, channels: int, values: Counter[int]) -> int:
-    """Add the first channel's sample values of ``data`` to ``values``; return their number.
+def _count_samples(data: bytes, values: Counter[int]) -> int:
+    """Add the sample values of the mono PCM16 ``data`` to ``values``; return their number.
 
     A piece of one synthesis's audio holds one value throughout, and counting it takes one
     comparison with that value repeated instead of a Python int per sample (most of a
-    conversation's test time).
+    conversation's test time). Values are read unsigned: only the positive values of the
+    syntheses are looked up.
     """
-    usable = len(data) - len(data) % 2
-    if not usable:
+    frames = len(data) // 2
+    if not frames:
         return 0
     first = data[:2]
-    if data.startswith(first * (usable // 2)):  # every sample equals the first
-        frames = -(-(usable // 2) // channels)
-        values[int.from_bytes(first, "little", signed=True)] += frames
-        return frames
-    samples = _samples(data)[::channels]
-    values.update(samples)
-    return len(samples)
+    if data.startswith(first * frames):  # every sample equals the first
+        values[int.from_bytes(first, "little")] += frames
+    else:
+        values.update(struct.unpack_from(f"<{frames}H", data))
+    return frames
 
 
 @dataclass(frozen=True)
@@ -1457,20 +1471,19 @@ class ScriptedVoice(CompletionContext):
         Audio scripted as explicit chunks is counted from the pieces played with
         ``source=`` that synthesis's index.
         """
-        channels = self.tts.channels
         rate = self.tts.sample_rate
         values: Counter[int] = Counter()
         by_source: Counter[object] = Counter()
         for record in self.speaker.played:
-            by_source[record.source] += _count_samples(record.data, channels, values)
+            by_source[record.source] += _count_samples(record.data, values)
         result: list[HeardSpeech] = []
         for call in self.tts.calls:
             step = self.tts._spoken[call.index]  # pyright: ignore[reportPrivateUsage]
             explicit = step is not None and isinstance(step.chunks, tuple)
-            frames = by_source[call.index] if explicit else values[(call.index + 1) % 32768]
-            total = len(call.audio) // (2 * channels)
-            heard = round(min(frames, total) / rate, 9)
-            result.append(HeardSpeech(call.index, call.text, heard, round(total / rate, 9)))
+            frames = by_source[call.index] if explicit else values[_sample_value(call.index)]
+            duration = _on_grid(call.duration)
+            heard = _on_grid(min(frames / rate, duration))
+            result.append(HeardSpeech(call.index, call.text, heard, duration))
         return tuple(result)
 
     def assert_complete(self) -> None:
