@@ -147,7 +147,9 @@ def _response_id(number: str) -> str:
 def _usage(usage: WireUsage) -> dict[str, Any]:
     return {
         "input_tokens": usage.input_tokens,
-        "input_tokens_details": {"cached_tokens": usage.cached_tokens},
+        # The scripted usage has no count of tokens written to the cache: 0, as the
+        # Anthropic format's cache_creation_input_tokens (the openai types require it).
+        "input_tokens_details": {"cached_tokens": usage.cached_tokens, "cache_write_tokens": 0},
         "output_tokens": usage.output_tokens,
         "output_tokens_details": {"reasoning_tokens": usage.reasoning_tokens},
         "total_tokens": usage.total_tokens,
@@ -183,13 +185,16 @@ def _message(item: Mapping[str, Any], number: str, index: int) -> dict[str, Any]
             rendered.setdefault("annotations", [])
             rendered.setdefault("logprobs", [])
         content.append(rendered)
-    return {
+    rendered_message: dict[str, Any] = {
         "id": item.get("id") or f"msg_scripted_{number}_{index}",
         "type": "message",
         "role": "assistant",
         "status": "completed",
         "content": content,
     }
+    if item.get("phase") is not None:
+        rendered_message["phase"] = item["phase"]
+    return rendered_message
 
 
 def _function_call(item: Mapping[str, Any], number: str, index: int) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -34,14 +35,14 @@ USAGE = Usage(
 )
 WIRE_USAGE = {
     "input_tokens": 9,
-    "input_tokens_details": {"cached_tokens": 3},
+    "input_tokens_details": {"cached_tokens": 3, "cache_write_tokens": 0},
     "output_tokens": 8,
     "output_tokens_details": {"reasoning_tokens": 4},
     "total_tokens": 17,
 }
 NO_USAGE = {
     "input_tokens": 0,
-    "input_tokens_details": {"cached_tokens": 0},
+    "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
     "output_tokens": 0,
     "output_tokens_details": {"reasoning_tokens": 0},
     "total_tokens": 0,
@@ -329,6 +330,25 @@ def test_message_content_keeps_its_parts_as_scripted_and_reads_a_string_as_text(
         },
         message("msg_scripted_1_1", "Plain."),
         message("msg_scripted_1_2"),  # an empty id is no id
+    ]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_message_keeps_the_phase_it_was_scripted_with(stream: bool) -> None:
+    output = [
+        assistant_message("Looking.", phase="commentary"),
+        assistant_message("Sunny.", phase="final_answer"),
+        assistant_message("Plain."),
+    ]
+    model = ScriptedModel([output])
+
+    response = post(ScriptedEndpoint(model), STREAM if stream else BODY)
+
+    rendered = events(response)[-1]["response"] if stream else json.loads(response.body)
+    assert rendered["output"] == [
+        {**message("msg_scripted_1_0", "Looking."), "phase": "commentary"},
+        {**message("msg_scripted_1_1", "Sunny."), "phase": "final_answer"},
+        message("msg_scripted_1_2", "Plain."),
     ]
 
 
@@ -861,3 +881,37 @@ def test_a_malformed_request_is_a_400_whose_whole_message_names_the_field(
         }
     }
     assert not model.calls
+
+
+# -- what the openai package reads ------------------------------------------------------------
+
+
+def _every_shape() -> Iterator[dict[str, Any]]:
+    """Every object and event the tests above send that the API itself would send."""
+    output = [REASONING, assistant_message("Checking."), function_call("f", "{}", call_id="c1")]
+    model = ScriptedModel(
+        [
+            ModelResponse(output=output, usage=USAGE),
+            ModelResponse(output=output, usage=USAGE),
+        ]
+    )
+    endpoint = ScriptedEndpoint(model)
+    yield json.loads(post(endpoint, BODY).body)
+    yield from events(post(endpoint, STREAM))
+    failing = stream_failing_after([text_delta("Hi")], ScriptedHTTPError(429, "Slow down."))
+    yield from events(post(ScriptedEndpoint(failing), STREAM))
+    done = {"type": "response_done", "response": {"output": []}}
+    late = stream_failing_after([done], ScriptedHTTPError(500, "Late."))
+    yield from events(post(ScriptedEndpoint(late), STREAM))
+
+
+def test_every_object_and_event_sent_is_valid_for_the_openai_package_types() -> None:
+    types = pytest.importorskip("openai.types.responses")
+    union = types.ResponseStreamEvent.__args__[0].__args__
+    by_type = {member.model_fields["type"].annotation.__args__[0]: member for member in union}
+
+    for shape in _every_shape():
+        if shape.get("object") == "response":
+            types.Response.model_validate(shape)
+        else:
+            by_type[shape["type"]].model_validate(shape)
