@@ -19,7 +19,7 @@ from agents_testing import (
     model_stream,
 )
 from agents_testing.wire import ScriptedEndpoint, WireResponse
-from agents_testing.wire.openai_responses import parse_request
+from agents_testing.wire.openai_responses import StreamEncoder, parse_request
 
 from ._streams import stream_failing_after, text_delta
 
@@ -480,9 +480,9 @@ def test_a_streamed_message_of_several_parts_numbers_them_and_streams_only_text(
         {"type": "output_text"},
     ]
     item = {"type": "message", "role": "assistant", "id": "msg_1", "content": parts}
-    model = ScriptedModel(
-        [model_stream([{"type": "response_done", "response": {"output": [item]}}])]
-    )
+    done = {"type": "response_done", "response": {"output": [item]}}
+    # A delta size cuts text only: a text that is not a string still goes out whole.
+    model = ScriptedModel([model_stream([done])], text_delta_size=2)
 
     sent = events(post(ScriptedEndpoint(model), STREAM))
 
@@ -740,6 +740,32 @@ def test_a_failure_after_a_scripted_event_that_ends_nothing_fails_the_response()
     assert sent == [
         {**other, "sequence_number": 0},
         *Events(start=1).add("response.failed", response=failed).sent,
+    ]
+
+
+def test_an_encoder_failed_twice_fails_the_response_once_then_sends_an_error_event() -> None:
+    encoder = StreamEncoder(number="1", body=BODY)
+
+    first = encoder.fail(500, "Broke.")
+    second = encoder.fail(429, "Again.")
+
+    error = {"code": "server_error", "message": "Broke.", "param": None, "type": "server_error"}
+    failed = response_object([], None, status="failed", error=error)
+    assert [json.loads(chunk.decode().split("data: ")[1]) for chunk in first + second] == [
+        *Events().opened().add("response.failed", response=failed).sent,
+        {
+            "type": "error",
+            "sequence_number": 3,
+            "code": "rate_limit_exceeded",
+            "message": "Again.",
+            "param": None,
+            "error": {
+                "message": "Again.",
+                "type": "rate_limit_exceeded",
+                "param": None,
+                "code": "rate_limit_exceeded",
+            },
+        },
     ]
 
 
