@@ -241,14 +241,16 @@ class StreamEncoder:
         self._sequence += 1
         return sse(payload, event=kind)
 
+    def _unfinished(self, status: str) -> dict[str, Any]:
+        """Return the response object of a response that has not completed: no usage yet."""
+        return render_response([], WireUsage(), number=self._number, body=self._body, status=status)
+
     def start(self) -> list[bytes]:
         """Open the stream once: ``response.created`` then ``response.in_progress``."""
         if self._started:
             return []
         self._started = True
-        snapshot = render_response(
-            [], WireUsage(), number=self._number, body=self._body, status="in_progress"
-        )
+        snapshot = self._unfinished("in_progress")
         return [
             self._event("response.created", response=snapshot),
             self._event("response.in_progress", response=snapshot),
@@ -256,9 +258,10 @@ class StreamEncoder:
 
     def text(self, delta: str, item_id: str | None) -> list[bytes]:
         """Stream a text delta, opening an assistant message for it if needed."""
-        chunks = self.start()
         if self._open is not None and item_id is not None and self._open["id"] != item_id:
-            chunks += self._close_message()
+            chunks = self._close_message()  # a message is open: the stream has started
+        else:
+            chunks = self.start()
         if self._open is None:
             item_id = item_id or f"msg_scripted_{self._number}_{self._output_index}"
             self._open = {"id": item_id, "text": "", "output_index": self._output_index}
@@ -473,9 +476,7 @@ class StreamEncoder:
         output = [_completed_message(streamed) for streamed in self._streamed]
         if self._open is not None:
             output.append({**_completed_message(self._open), "status": "in_progress"})
-        response = render_response(
-            [], WireUsage(), number=self._number, body=self._body, status="failed"
-        )
+        response = self._unfinished("failed")
         response["output"] = output
         response["error"] = {
             "code": body["code"],
