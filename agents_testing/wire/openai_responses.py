@@ -353,20 +353,19 @@ class StreamEncoder:
     def finish(self, output: list[Any], usage: WireUsage) -> list[bytes]:
         """Stream the items not streamed yet, then ``response.completed``."""
         chunks = self.start() + self._close_message()
-        streamed = list(self._streamed)
-        final: list[dict[str, Any]] = []
+        # The messages streamed as text took the first output indexes, so they come first in
+        # the output, as the API orders it; each stands for one message of the final output,
+        # which is not sent again.
+        final = [_completed_message(message) for message in self._streamed]
+        repeated = len(final)
         for item in output:
-            kind = item_kind(item)
-            if kind == "message" and streamed:
-                message = streamed.pop(0)
-                final.append(_completed_message(message))
+            if repeated and item_kind(item) == "message":
+                repeated -= 1
                 continue
             rendered = _output_item(item, self._number, self._output_index)
             chunks += self._item(rendered, self._output_index)
             self._output_index += 1
             final.append(rendered)
-        # Streamed text the final output did not repeat.
-        final += [_completed_message(message) for message in streamed]
         response = render_response([], usage, number=self._number, body=self._body)
         response["output"] = final
         chunks.append(self._event("response.completed", response=response))

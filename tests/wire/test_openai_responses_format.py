@@ -574,7 +574,8 @@ def test_deltas_of_a_new_item_close_the_message_before_and_each_pairs_with_its_i
     expected.text_message(1, "msg_b", "Two.")
     f = call("fc_scripted_1_2", "c1", "f", "{}")
     expected.function_call(2, f)
-    final = [message("msg_a", "One."), f, message("msg_b", "Two.")]
+    # The output in the order of the output indexes: the streamed messages took 0 and 1.
+    final = [message("msg_a", "One."), message("msg_b", "Two."), f]
     expected.add("response.completed", response=response_object(final))
     assert sent == expected.sent
 
@@ -589,7 +590,7 @@ def test_streamed_text_the_final_output_leaves_out_still_ends_in_the_response() 
     expected = Events().opened().text_message(0, "msg_scripted_1_0", "Hm.")
     expected.add("response.output_item.added", output_index=1, item=reasoning)
     expected.add("response.output_item.done", output_index=1, item=reasoning)
-    final = [reasoning, message("msg_scripted_1_0", "Hm.")]
+    final = [message("msg_scripted_1_0", "Hm."), reasoning]  # output index 0, then 1
     expected.add("response.completed", response=response_object(final))
     assert sent == expected.sent
 
