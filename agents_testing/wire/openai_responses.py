@@ -147,7 +147,9 @@ def _response_id(number: str) -> str:
 def _usage(usage: WireUsage) -> dict[str, Any]:
     return {
         "input_tokens": usage.input_tokens,
-        "input_tokens_details": {"cached_tokens": usage.cached_tokens},
+        # The scripted usage has no count of tokens written to the cache: 0, as the
+        # Anthropic format's cache_creation_input_tokens (the openai types require it).
+        "input_tokens_details": {"cached_tokens": usage.cached_tokens, "cache_write_tokens": 0},
         "output_tokens": usage.output_tokens,
         "output_tokens_details": {"reasoning_tokens": usage.reasoning_tokens},
         "total_tokens": usage.total_tokens,
@@ -183,13 +185,16 @@ def _message(item: Mapping[str, Any], number: str, index: int) -> dict[str, Any]
             rendered.setdefault("annotations", [])
             rendered.setdefault("logprobs", [])
         content.append(rendered)
-    return {
+    rendered_message: dict[str, Any] = {
         "id": item.get("id") or f"msg_scripted_{number}_{index}",
         "type": "message",
         "role": "assistant",
         "status": "completed",
         "content": content,
     }
+    if item.get("phase") is not None:
+        rendered_message["phase"] = item["phase"]
+    return rendered_message
 
 
 def _function_call(item: Mapping[str, Any], number: str, index: int) -> dict[str, Any]:
@@ -236,14 +241,16 @@ class StreamEncoder:
         self._sequence += 1
         return sse(payload, event=kind)
 
+    def _unfinished(self, status: str) -> dict[str, Any]:
+        """Return the response object of a response that has not completed: no usage yet."""
+        return render_response([], WireUsage(), number=self._number, body=self._body, status=status)
+
     def start(self) -> list[bytes]:
         """Open the stream once: ``response.created`` then ``response.in_progress``."""
         if self._started:
             return []
         self._started = True
-        snapshot = render_response(
-            [], WireUsage(), number=self._number, body=self._body, status="in_progress"
-        )
+        snapshot = self._unfinished("in_progress")
         return [
             self._event("response.created", response=snapshot),
             self._event("response.in_progress", response=snapshot),
@@ -251,9 +258,10 @@ class StreamEncoder:
 
     def text(self, delta: str, item_id: str | None) -> list[bytes]:
         """Stream a text delta, opening an assistant message for it if needed."""
-        chunks = self.start()
         if self._open is not None and item_id is not None and self._open["id"] != item_id:
-            chunks += self._close_message()
+            chunks = self._close_message()  # a message is open: the stream has started
+        else:
+            chunks = self.start()
         if self._open is None:
             item_id = item_id or f"msg_scripted_{self._number}_{self._output_index}"
             self._open = {"id": item_id, "text": "", "output_index": self._output_index}
@@ -345,20 +353,19 @@ class StreamEncoder:
     def finish(self, output: list[Any], usage: WireUsage) -> list[bytes]:
         """Stream the items not streamed yet, then ``response.completed``."""
         chunks = self.start() + self._close_message()
-        streamed = list(self._streamed)
-        final: list[dict[str, Any]] = []
+        # The messages streamed as text took the first output indexes, so they come first in
+        # the output, as the API orders it; each stands for one message of the final output,
+        # which is not sent again.
+        final = [_completed_message(message) for message in self._streamed]
+        repeated = len(final)
         for item in output:
-            kind = item_kind(item)
-            if kind == "message" and streamed:
-                message = streamed.pop(0)
-                final.append(_completed_message(message))
+            if repeated and item_kind(item) == "message":
+                repeated -= 1
                 continue
             rendered = _output_item(item, self._number, self._output_index)
             chunks += self._item(rendered, self._output_index)
             self._output_index += 1
             final.append(rendered)
-        # Streamed text the final output did not repeat.
-        final += [_completed_message(message) for message in streamed]
         response = render_response([], usage, number=self._number, body=self._body)
         response["output"] = final
         chunks.append(self._event("response.completed", response=response))
@@ -468,9 +475,7 @@ class StreamEncoder:
         output = [_completed_message(streamed) for streamed in self._streamed]
         if self._open is not None:
             output.append({**_completed_message(self._open), "status": "in_progress"})
-        response = render_response(
-            [], WireUsage(), number=self._number, body=self._body, status="failed"
-        )
+        response = self._unfinished("failed")
         response["output"] = output
         response["error"] = {
             "code": body["code"],
