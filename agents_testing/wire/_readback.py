@@ -365,11 +365,14 @@ def _messages_item(block: Mapping[str, Any]) -> Any:
 
 
 def _messages_usage(usage: Mapping[str, Any]) -> Usage:
-    return _usage(
-        usage.get("input_tokens"),
-        usage.get("output_tokens"),
-        cached=usage.get("cache_read_input_tokens"),
+    # Anthropic's input_tokens leaves out cache reads and writes; the core's count holds them.
+    cache_read = _int(usage.get("cache_read_input_tokens"))
+    inputs = (
+        _int(usage.get("input_tokens"))
+        + cache_read
+        + _int(usage.get("cache_creation_input_tokens"))
     )
+    return _usage(inputs, usage.get("output_tokens"), cached=cache_read)
 
 
 def _messages_body(body: Mapping[str, Any]) -> ReadStep:

@@ -17,6 +17,10 @@ Responses: assistant messages become ``text`` blocks and function calls ``tool_u
 API's event sequence: ``message_start``, ``ping``, per block ``content_block_start`` /
 ``content_block_delta`` (``text_delta`` or ``input_json_delta``) / ``content_block_stop``,
 then ``message_delta`` with the stop reason and usage, and ``message_stop``.
+
+Usage: the core's ``input_tokens`` counts cached tokens too; Anthropic's leaves them out, so
+a message's ``input_tokens`` is the core count minus the cached tokens (never below 0) and
+``cache_read_input_tokens`` the cached tokens, which clients add back to the same total.
 """
 
 from __future__ import annotations
@@ -192,8 +196,10 @@ def _blocks(output: list[Any]) -> list[dict[str, Any]]:
 
 
 def _usage(usage: WireUsage) -> dict[str, Any]:
+    # The core's input count includes the cached tokens (as OpenAI's does); Anthropic's
+    # ``input_tokens`` leaves cache reads out, and clients add the two back together.
     return {
-        "input_tokens": usage.input_tokens,
+        "input_tokens": max(usage.input_tokens - usage.cached_tokens, 0),
         "output_tokens": usage.output_tokens,
         "cache_creation_input_tokens": 0,
         "cache_read_input_tokens": usage.cached_tokens,

@@ -43,6 +43,7 @@ KEYS = st.sampled_from(
         "role",
         "total_tokens",
         "cache_read_input_tokens",
+        "cache_creation_input_tokens",
     ]
 )
 VALUES = st.recursive(
