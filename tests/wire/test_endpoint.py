@@ -1501,3 +1501,67 @@ def test_a_provider_event_scripted_whole_goes_out_whole_even_with_an_event_field
     assert sse_events(response) == [
         ("response.custom", {"type": "response.custom", "event": {"a": 1}, "sequence_number": 0})
     ]
+
+
+def test_a_stream_answers_with_exactly_the_event_stream_headers() -> None:
+    endpoint = ScriptedEndpoint(ScriptedModel([[assistant_message("ok")]]))
+
+    response = post(endpoint, "/v1/chat/completions", {**CHAT, "stream": True})
+
+    assert response.headers == (
+        ("content-type", "text/event-stream; charset=utf-8"),
+        ("cache-control", "no-cache"),
+        ("x-request-id", "req_scripted_1"),
+    )
+
+
+def test_a_streamed_call_the_script_did_not_expect_is_a_400_carrying_the_models_message() -> None:
+    model = ScriptedModel([])
+    endpoint = ScriptedEndpoint(model)
+
+    response = post(endpoint, "/v1/chat/completions", {**CHAT, "stream": True})
+
+    assert response.status == 400
+    assert json.loads(response.body)["error"]["message"] == (
+        "agents-testing: ScriptedModel received unexpected streaming call #1; no scripted steps "
+        "remain. Call #1 (call_index=0) sent: last input user message 'Weather in Tokyo?'; no "
+        "tools. Add a step for it to the script (ScriptedModel([...]) or model.enqueue(...)), "
+        "or find why the code under test called the model again."
+    )
+    with pytest.raises(UnexpectedModelCallError) as caught:
+        model.assert_complete()
+    assert caught.value.call_index == 0
+
+
+def test_a_stream_whose_script_fails_an_assertion_midway_ends_with_a_broken_script_error() -> None:
+    failure = AssertionError("expected a tool call")
+
+    def respond(call: Any) -> Any:
+        async def events() -> Any:
+            yield text_delta("Sun")
+            raise failure
+
+        return events()
+
+    endpoint = ScriptedEndpoint(ScriptedModel([model_stream_responder(respond)]))
+
+    response = post(endpoint, "/v1/chat/completions", {**CHAT, "stream": True})
+
+    assert response.status == 200  # the status went out with the first delta
+    last = json.loads(response.body.decode().strip().split("\n\n")[-1][len("data: ") :])
+    assert last == {
+        "error": {
+            "message": "agents-testing: Scripted wire endpoint request #1 (request_index=0) POST "
+            "/v1/chat/completions: script error (AssertionError: expected a tool call); the "
+            "script raised while answering this request (its exception is the __cause__): fix "
+            "the responder or stream, or the code under test if the script's assertion is "
+            "right. Script an HTTP error with model_error() or ScriptedHTTPError instead.",
+            "type": "invalid_request_error",
+            "param": None,
+            "code": "invalid_request_error",
+        }
+    }
+    with pytest.raises(WireRequestError) as caught:
+        endpoint.assert_complete()
+    assert (caught.value.reason, caught.value.request_index) == ("script_error", 0)
+    assert caught.value.__cause__ is failure
