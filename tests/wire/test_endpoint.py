@@ -1565,3 +1565,55 @@ def test_a_stream_whose_script_fails_an_assertion_midway_ends_with_a_broken_scri
         endpoint.assert_complete()
     assert (caught.value.reason, caught.value.request_index) == ("script_error", 0)
     assert caught.value.__cause__ is failure
+
+
+def test_each_answered_request_is_recorded_whole_and_numbered() -> None:
+    from agents_testing.wire import WireExchange
+
+    model = ScriptedModel([[assistant_message("ok")], [assistant_message("ok")]])
+    endpoint = ScriptedEndpoint(model)
+
+    first = post(endpoint, "/v1/chat/completions?api-version=1", CHAT)
+    second = post(endpoint, "/v1/chat/completions", {**CHAT, "stream": True})
+
+    assert endpoint.requests == (
+        WireExchange(
+            0, "POST", "/v1/chat/completions", 200, "openai.chat_completions", "gpt-test", False
+        ),
+        WireExchange(
+            1, "POST", "/v1/chat/completions", 200, "openai.chat_completions", "gpt-test", True
+        ),
+    )
+    assert first.headers == (
+        ("content-type", "application/json"),
+        ("x-request-id", "req_scripted_1"),
+    )
+    assert dict(second.headers)["x-request-id"] == "req_scripted_2"
+    assert repr(endpoint) == "<ScriptedEndpoint requests=2 violations=0>"
+
+
+def _nested(levels: int) -> Any:
+    value: Any = "leaf"
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(("levels", "status"), [(255, 200), (256, 400)])
+def test_a_body_is_served_up_to_256_levels_deep(levels: int, status: int) -> None:
+    # The body's object is level 1, so metadata nested ``levels`` lists deep makes 1 + levels.
+    model = ScriptedModel([[assistant_message("ok")]])
+    endpoint = ScriptedEndpoint(model)
+
+    response = post(endpoint, "/v1/chat/completions", {**CHAT, "metadata": _nested(levels)})
+
+    assert response.status == status
+
+
+def test_a_wide_body_with_many_brackets_is_not_too_deep() -> None:
+    model = ScriptedModel([[assistant_message("ok")]])
+    wide = [[["x"]] for _ in range(200)]  # 401 brackets, 4 levels
+
+    response = post(ScriptedEndpoint(model), "/v1/chat/completions", {**CHAT, "metadata": wide})
+
+    assert response.status == 200
