@@ -1617,3 +1617,68 @@ def test_a_wide_body_with_many_brackets_is_not_too_deep() -> None:
     response = post(ScriptedEndpoint(model), "/v1/chat/completions", {**CHAT, "metadata": wide})
 
     assert response.status == 200
+
+
+def test_requests_refused_before_or_while_parsing_are_recorded_with_what_was_known() -> None:
+    from agents_testing.wire import WireExchange
+
+    endpoint = ScriptedEndpoint(ScriptedModel([[assistant_message("ok")]]))
+
+    post(endpoint, "/nope", {})
+    malformed = post(endpoint, "/v1/chat/completions", [1])
+    deep = post(endpoint, "/v1/chat/completions", {**CHAT, "metadata": _nested(256)})
+    post(endpoint, "/v1/chat/completions", {**CHAT, "model": 5})
+
+    chat = "openai.chat_completions"
+    assert endpoint.requests == (
+        WireExchange(0, "POST", "/nope", 404, None, None, False),
+        WireExchange(1, "POST", "/v1/chat/completions", 400, chat, None, False),
+        WireExchange(2, "POST", "/v1/chat/completions", 400, chat, None, False),  # not parsed
+        WireExchange(3, "POST", "/v1/chat/completions", 200, chat, None, False),  # not a name
+    )
+    assert (
+        "malformed json (the body is not a JSON object); send a JSON object"
+        in (json.loads(malformed.body)["error"]["message"])
+    )
+    assert json.loads(deep.body)["error"]["message"].startswith(
+        "agents-testing: Scripted wire endpoint request #3 (request_index=2) POST "
+        "/v1/chat/completions: too deep (the body nests "
+    )
+
+
+@pytest.mark.parametrize(
+    ("models", "error", "message"),
+    [
+        ({5: ScriptedModel([])}, TypeError, "models keys must be model names or paths, got 5"),
+        ({"a": 5}, TypeError, "models['a'] must be a ScriptedModel, got int"),
+        ({}, ValueError, "models must route at least one model"),
+        (
+            5,
+            TypeError,
+            "models must be a ScriptedModel or a mapping of model names or path prefixes to "
+            "ScriptedModels, got int",
+        ),
+    ],
+)
+def test_models_that_cannot_route_are_refused_naming_the_argument(
+    models: Any, error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error) as caught:
+        ScriptedEndpoint(models)
+    assert str(caught.value) == message
+
+
+def test_the_longest_path_prefix_wins_and_a_trailing_slash_is_ignored() -> None:
+    outer = ScriptedModel([[assistant_message("outer")]])
+    inner = ScriptedModel([[assistant_message("inner")]])
+    named = ScriptedModel([[assistant_message("named")]])
+    endpoint = ScriptedEndpoint({"/team": outer, "/team/triage/": inner, "gpt-test": named})
+
+    deep = post(endpoint, "/team/triage/v1/chat/completions", CHAT)
+    shallow = post(endpoint, "/team/v1/chat/completions", CHAT)
+    by_name = post(endpoint, "/v1/chat/completions", CHAT)
+
+    texts = [
+        json.loads(r.body)["choices"][0]["message"]["content"] for r in (deep, shallow, by_name)
+    ]
+    assert texts == ["inner", "outer", "named"]
