@@ -1501,3 +1501,184 @@ def test_a_provider_event_scripted_whole_goes_out_whole_even_with_an_event_field
     assert sse_events(response) == [
         ("response.custom", {"type": "response.custom", "event": {"a": 1}, "sequence_number": 0})
     ]
+
+
+def test_a_stream_answers_with_exactly_the_event_stream_headers() -> None:
+    endpoint = ScriptedEndpoint(ScriptedModel([[assistant_message("ok")]]))
+
+    response = post(endpoint, "/v1/chat/completions", {**CHAT, "stream": True})
+
+    assert response.headers == (
+        ("content-type", "text/event-stream; charset=utf-8"),
+        ("cache-control", "no-cache"),
+        ("x-request-id", "req_scripted_1"),
+    )
+
+
+def test_a_streamed_call_the_script_did_not_expect_is_a_400_carrying_the_models_message() -> None:
+    model = ScriptedModel([])
+    endpoint = ScriptedEndpoint(model)
+
+    response = post(endpoint, "/v1/chat/completions", {**CHAT, "stream": True})
+
+    assert response.status == 400
+    assert json.loads(response.body)["error"]["message"] == (
+        "agents-testing: ScriptedModel received unexpected streaming call #1; no scripted steps "
+        "remain. Call #1 (call_index=0) sent: last input user message 'Weather in Tokyo?'; no "
+        "tools. Add a step for it to the script (ScriptedModel([...]) or model.enqueue(...)), "
+        "or find why the code under test called the model again."
+    )
+    with pytest.raises(UnexpectedModelCallError) as caught:
+        model.assert_complete()
+    assert caught.value.call_index == 0
+
+
+def test_a_stream_whose_script_fails_an_assertion_midway_ends_with_a_broken_script_error() -> None:
+    failure = AssertionError("expected a tool call")
+
+    def respond(call: Any) -> Any:
+        async def events() -> Any:
+            yield text_delta("Sun")
+            raise failure
+
+        return events()
+
+    endpoint = ScriptedEndpoint(ScriptedModel([model_stream_responder(respond)]))
+
+    response = post(endpoint, "/v1/chat/completions", {**CHAT, "stream": True})
+
+    assert response.status == 200  # the status went out with the first delta
+    last = json.loads(response.body.decode().strip().split("\n\n")[-1][len("data: ") :])
+    assert last == {
+        "error": {
+            "message": "agents-testing: Scripted wire endpoint request #1 (request_index=0) POST "
+            "/v1/chat/completions: script error (AssertionError: expected a tool call); the "
+            "script raised while answering this request (its exception is the __cause__): fix "
+            "the responder or stream, or the code under test if the script's assertion is "
+            "right. Script an HTTP error with model_error() or ScriptedHTTPError instead.",
+            "type": "invalid_request_error",
+            "param": None,
+            "code": "invalid_request_error",
+        }
+    }
+    with pytest.raises(WireRequestError) as caught:
+        endpoint.assert_complete()
+    assert (caught.value.reason, caught.value.request_index) == ("script_error", 0)
+    assert caught.value.__cause__ is failure
+
+
+def test_each_answered_request_is_recorded_whole_and_numbered() -> None:
+    from agents_testing.wire import WireExchange
+
+    model = ScriptedModel([[assistant_message("ok")], [assistant_message("ok")]])
+    endpoint = ScriptedEndpoint(model)
+
+    first = post(endpoint, "/v1/chat/completions?api-version=1", CHAT)
+    second = post(endpoint, "/v1/chat/completions", {**CHAT, "stream": True})
+
+    assert endpoint.requests == (
+        WireExchange(
+            0, "POST", "/v1/chat/completions", 200, "openai.chat_completions", "gpt-test", False
+        ),
+        WireExchange(
+            1, "POST", "/v1/chat/completions", 200, "openai.chat_completions", "gpt-test", True
+        ),
+    )
+    assert first.headers == (
+        ("content-type", "application/json"),
+        ("x-request-id", "req_scripted_1"),
+    )
+    assert dict(second.headers)["x-request-id"] == "req_scripted_2"
+    assert repr(endpoint) == "<ScriptedEndpoint requests=2 violations=0>"
+
+
+def _nested(levels: int) -> Any:
+    value: Any = "leaf"
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(("levels", "status"), [(255, 200), (256, 400)])
+def test_a_body_is_served_up_to_256_levels_deep(levels: int, status: int) -> None:
+    # The body's object is level 1, so metadata nested ``levels`` lists deep makes 1 + levels.
+    model = ScriptedModel([[assistant_message("ok")]])
+    endpoint = ScriptedEndpoint(model)
+
+    response = post(endpoint, "/v1/chat/completions", {**CHAT, "metadata": _nested(levels)})
+
+    assert response.status == status
+
+
+def test_a_wide_body_with_many_brackets_is_not_too_deep() -> None:
+    model = ScriptedModel([[assistant_message("ok")]])
+    wide = [[["x"]] for _ in range(200)]  # 401 brackets, 4 levels
+
+    response = post(ScriptedEndpoint(model), "/v1/chat/completions", {**CHAT, "metadata": wide})
+
+    assert response.status == 200
+
+
+def test_requests_refused_before_or_while_parsing_are_recorded_with_what_was_known() -> None:
+    from agents_testing.wire import WireExchange
+
+    endpoint = ScriptedEndpoint(ScriptedModel([[assistant_message("ok")]]))
+
+    post(endpoint, "/nope", {})
+    malformed = post(endpoint, "/v1/chat/completions", [1])
+    deep = post(endpoint, "/v1/chat/completions", {**CHAT, "metadata": _nested(256)})
+    post(endpoint, "/v1/chat/completions", {**CHAT, "model": 5})
+
+    chat = "openai.chat_completions"
+    assert endpoint.requests == (
+        WireExchange(0, "POST", "/nope", 404, None, None, False),
+        WireExchange(1, "POST", "/v1/chat/completions", 400, chat, None, False),
+        WireExchange(2, "POST", "/v1/chat/completions", 400, chat, None, False),  # not parsed
+        WireExchange(3, "POST", "/v1/chat/completions", 200, chat, None, False),  # not a name
+    )
+    assert (
+        "malformed json (the body is not a JSON object); send a JSON object"
+        in (json.loads(malformed.body)["error"]["message"])
+    )
+    assert json.loads(deep.body)["error"]["message"].startswith(
+        "agents-testing: Scripted wire endpoint request #3 (request_index=2) POST "
+        "/v1/chat/completions: too deep (the body nests "
+    )
+
+
+@pytest.mark.parametrize(
+    ("models", "error", "message"),
+    [
+        ({5: ScriptedModel([])}, TypeError, "models keys must be model names or paths, got 5"),
+        ({"a": 5}, TypeError, "models['a'] must be a ScriptedModel, got int"),
+        ({}, ValueError, "models must route at least one model"),
+        (
+            5,
+            TypeError,
+            "models must be a ScriptedModel or a mapping of model names or path prefixes to "
+            "ScriptedModels, got int",
+        ),
+    ],
+)
+def test_models_that_cannot_route_are_refused_naming_the_argument(
+    models: Any, error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error) as caught:
+        ScriptedEndpoint(models)
+    assert str(caught.value) == message
+
+
+def test_the_longest_path_prefix_wins_and_a_trailing_slash_is_ignored() -> None:
+    outer = ScriptedModel([[assistant_message("outer")]])
+    inner = ScriptedModel([[assistant_message("inner")]])
+    named = ScriptedModel([[assistant_message("named")]])
+    endpoint = ScriptedEndpoint({"/team": outer, "/team/triage/": inner, "gpt-test": named})
+
+    deep = post(endpoint, "/team/triage/v1/chat/completions", CHAT)
+    shallow = post(endpoint, "/team/v1/chat/completions", CHAT)
+    by_name = post(endpoint, "/v1/chat/completions", CHAT)
+
+    texts = [
+        json.loads(r.body)["choices"][0]["message"]["content"] for r in (deep, shallow, by_name)
+    ]
+    assert texts == ["inner", "outer", "named"]
