@@ -199,7 +199,10 @@ class MCPHost:
             if task is not None:
                 self._tasks.discard(task)
             writer.close()
-            with contextlib.suppress(Exception):
+            # A second cancel can come while the handler waits here (asyncio.run ends the
+            # tasks left when the loop stops): end as finished all the same, since Python
+            # 3.11's stream callback logs a handler that ends cancelled as an error.
+            with contextlib.suppress(Exception, asyncio.CancelledError):
                 await writer.wait_closed()
 
     # -- stdio relay -----------------------------------------------------------------------
