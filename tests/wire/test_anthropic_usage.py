@@ -9,6 +9,7 @@ endpoint renders one into the other and the readback turns a recorded answer bac
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import pytest
@@ -229,6 +230,11 @@ def test_a_scripted_usage_rendered_then_read_back_is_the_same_usage(
 # -- a real client -------------------------------------------------------------------------
 
 
+@pytest.mark.skipif(
+    sys.version_info < (3, 11),
+    reason="pydantic-ai's AnthropicModel fails on Python 3.10 before it sends anything: it calls "
+    "anthropic's BetaMessageParam, a Union there (TypeError: Cannot instantiate typing.Union)",
+)
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
 async def test_pydantic_ai_counts_the_scripted_input_tokens_once(stream: bool) -> None:
     pytest.importorskip("pydantic_ai")
