@@ -1644,6 +1644,24 @@ def test_a_body_is_served_up_to_256_levels_deep(levels: int, status: int) -> Non
     assert response.status == status
 
 
+@pytest.mark.parametrize(("levels", "status"), [(255, 200), (256, 400)])
+def test_the_depth_limit_holds_for_a_body_with_more_brackets_than_levels(
+    levels: int, status: int
+) -> None:
+    # Enough brackets elsewhere that the depth is measured, not ruled out by the count.
+    model = ScriptedModel([[assistant_message("ok")]])
+    endpoint = ScriptedEndpoint(model)
+    body = {**CHAT, "metadata": _nested(levels), "tags": [[] for _ in range(10)]}
+
+    response = post(endpoint, "/v1/chat/completions", body)
+
+    assert response.status == status
+    if status == 400:
+        with pytest.raises(WireRequestError) as caught:
+            endpoint.assert_complete()
+        assert caught.value.detail == "the body nests 257 levels deep, more than the 256 served"
+
+
 def test_a_wide_body_with_many_brackets_is_not_too_deep() -> None:
     model = ScriptedModel([[assistant_message("ok")]])
     wide = [[["x"]] for _ in range(200)]  # 401 brackets, 4 levels
