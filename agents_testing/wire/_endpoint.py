@@ -11,7 +11,7 @@ import threading
 from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, cast
+from typing import Any
 
 from .._closing import close_source
 from ..errors import (
@@ -321,15 +321,21 @@ class ScriptedEndpoint:
         return _refusal(exchange, self._record(exchange, reason, detail, cause))
 
     def _failure(
-        self, exchange: _Exchange, error: BaseException, *, scripted: bool
+        self, exchange: _Exchange, error: BaseException, *, scripted: bool = False
     ) -> WireResponse:
-        """Answer a step that raised: its scripted HTTP error, or a broken script."""
+        """Answer a step that raised: a broken script, or the HTTP error it meant to send.
+
+        ``ScriptedHTTPError`` is always meant; ``scripted`` says another exception was too (an
+        error step's, or a scripted stream source's). A stopping process or task goes on up.
+        """
+        if isinstance(error, _STOPPING):
+            raise error
         if isinstance(error, _MODEL_VIOLATIONS):
             # The model recorded this violation; assert_complete() raises it again.
             module = exchange.module
             body = module.error_body(400, f"agents-testing: {error}")
             return _json_response(400, body, exchange.index, no_retry=True)
-        if scripted:
+        if scripted or isinstance(error, ScriptedHTTPError):
             return _error_response(exchange.module, error, exchange.index)
         return self._violation(exchange, "script_error", _error_summary(error), error)
 
@@ -359,7 +365,7 @@ class ScriptedEndpoint:
         if exchange.method != "POST":
             return self._violation(exchange, "method_not_allowed")
         try:
-            text = raw.decode("utf-8")
+            text = raw.decode()
             parsed: Any = json.loads(text)
         except RecursionError:
             return self._violation(
@@ -369,7 +375,7 @@ class ScriptedEndpoint:
             return self._violation(exchange, "malformed_json", str(error))
         if not isinstance(parsed, dict):
             return self._violation(exchange, "malformed_json", "the body is not a JSON object")
-        body = cast("dict[str, Any]", parsed)
+        body: dict[str, Any] = parsed  # pyright: ignore[reportUnknownVariableType]
         depth = _depth_beyond(text, body, MAX_BODY_DEPTH)
         if depth is not None:
             return self._violation(
@@ -406,8 +412,9 @@ class ScriptedEndpoint:
                 return self._respond_later(exchange, model, request, body, begun)
             response = model._end_response(request, index, recorded, result, responded=responded)  # pyright: ignore[reportPrivateUsage]
         except BaseException as error:
-            return self._response_failure(exchange, model, request, error)
-        return self._render(exchange, model, response, body)
+            meant = model._raised_by_error_step(error, request)  # pyright: ignore[reportPrivateUsage]
+            return self._failure(exchange, error, scripted=meant)
+        return self._render(exchange, index, response, body)
 
     async def _respond_later(
         self,
@@ -424,29 +431,16 @@ class ScriptedEndpoint:
                 request, index, recorded, await result, responded=True
             )
         except BaseException as error:
-            return self._response_failure(exchange, model, request, error)
-        return self._render(exchange, model, response, body)
-
-    def _response_failure(
-        self, exchange: _Exchange, model: ScriptedModel, request: ModelRequest, error: BaseException
-    ) -> WireResponse:
-        if isinstance(error, _STOPPING):
-            raise error
-        scripted = isinstance(error, ScriptedHTTPError) or (
-            model._raised_by_error_step(error, request)  # pyright: ignore[reportPrivateUsage]
-        )
-        return self._failure(exchange, error, scripted=scripted)
+            # A responder's own exception: only a ScriptedHTTPError is meant.
+            return self._failure(exchange, error)
+        return self._render(exchange, index, response, body)
 
     def _render(
-        self,
-        exchange: _Exchange,
-        model: ScriptedModel,
-        response: ModelResponse,
-        body: Mapping[str, Any],
+        self, exchange: _Exchange, index: int, response: ModelResponse, body: Mapping[str, Any]
     ) -> WireResponse:
+        """Render the response to the model's call ``index`` (its wire ids count from 1)."""
         module = exchange.module
-        # Reading model.calls copies every record: only a response without an id needs it.
-        number = call_number(response, len(model.calls) if response.response_id is None else 0)
+        number = call_number(response, index + 1)
         try:
             rendered = module.render_response(
                 response.output, WireUsage.of(response.usage), number=number, body=body
@@ -465,9 +459,7 @@ class ScriptedEndpoint:
         try:
             events = model._stream_response(request, owned=True)  # pyright: ignore[reportPrivateUsage]
         except BaseException as error:
-            if isinstance(error, _STOPPING):
-                raise
-            return self._failure(exchange, error, scripted=isinstance(error, ScriptedHTTPError))
+            return self._failure(exchange, error)
         progress = _Progress()
         chunks = self._encode_stream(exchange, events, body, progress, model.text_delta_size)
         ready: list[bytes] = []
@@ -510,7 +502,6 @@ class ScriptedEndpoint:
         encoder: Any = module.StreamEncoder(
             number=str(events.call_index + 1), body=body, text_delta_size=text_delta_size
         )
-        produced = finished = raw_seen = False
         try:
             try:
                 async for streamed in events:
@@ -534,20 +525,20 @@ class ScriptedEndpoint:
                         output = as_list(done.get("output"))
                         usage = WireUsage.of(as_mapping(done.get("usage")))
                         out = encoder.finish(output, usage)
-                        finished = True
+                        progress.ended = True
                     elif kind == "model" and provider_event is not None:
                         out = encoder.raw(provider_event)
-                        raw_seen = True
+                        progress.ended = True
                     elif isinstance(kind, str) and kind not in _CORE_EVENT_TYPES:
                         # An exact provider event scripted in model_stream goes out verbatim.
                         out = encoder.raw(event)
-                        raw_seen = True
+                        progress.ended = True
                     else:
                         raise UnsupportedOutput(f"stream event {streamed!r} has no wire form")
                     for chunk in out:
-                        produced = True
+                        progress.produced = True
                         yield chunk
-                if not finished and not raw_seen:
+                if not progress.ended:
                     for chunk in encoder.finish([], WireUsage()):
                         yield chunk
             except UnsupportedOutput as error:
@@ -558,13 +549,13 @@ class ScriptedEndpoint:
                 # The status went out already: end the stream as failed, and keep the
                 # violation for assert_complete().
                 violation = self._record(exchange, "unsupported_output", str(error))
-                for chunk in encoder.fail(500, f"agents-testing: {violation}"):
+                for chunk in _fail(encoder, violation):
                     yield chunk
             except BaseException as error:
                 if isinstance(error, _STOPPING):
                     raise
                 if _is_scripted(error, events.step_type) or isinstance(error, _MODEL_VIOLATIONS):
-                    if not produced:
+                    if not progress.produced:
                         raise _Answer(self._failure(exchange, error, scripted=True)) from None
                     status, message, error_type, code, _ = _error_fields(error)
                     for chunk in encoder.fail(status, message, error_type, code):
@@ -573,9 +564,9 @@ class ScriptedEndpoint:
                     # A responder's bug or a failed assertion in the script: a test failure,
                     # never an error a client may retry into a pass.
                     failed = self._record(exchange, "script_error", _error_summary(error), error)
-                    if not produced:
+                    if not progress.produced:
                         raise _Answer(_refusal(exchange, failed)) from None
-                    for chunk in encoder.fail(400, f"agents-testing: {failed}"):
+                    for chunk in _fail(encoder, failed):
                         yield chunk
         except BaseException as error:
             # Answered with an HTTP error instead, cancelled, or closed by a client that
@@ -590,12 +581,14 @@ class ScriptedEndpoint:
 
 
 class _Progress:
-    """Whether a stream's status and first chunks went out: after that, failures stay in it."""
+    """How far one stream got. Each flag starts false and is set once."""
 
-    __slots__ = ("committed",)
-
-    def __init__(self) -> None:
-        self.committed = False
+    # The status and the first chunks went out: from then on a failure stays in the stream.
+    committed = False
+    # The encoder produced a chunk.
+    produced = False
+    # The script ended the response itself (response_done, or a provider event).
+    ended = False
 
 
 class _Answer(Exception):
@@ -639,6 +632,14 @@ def _json_response(
     return WireResponse(status, tuple(headers), (json.dumps(body).encode(),))
 
 
+def _fail(encoder: Any, violation: WireRequestError) -> list[bytes]:
+    """End a stream whose status went out with the violation its refusal would have sent."""
+    chunks: list[bytes] = encoder.fail(
+        _REQUEST_STATUS[violation.reason], f"agents-testing: {violation}"
+    )
+    return chunks
+
+
 def _refusal(exchange: _Exchange, error: WireRequestError) -> WireResponse:
     """Answer a recorded violation with the format's error body; no client retries it."""
     status = _REQUEST_STATUS[error.reason]
@@ -670,18 +671,19 @@ def _error_summary(error: BaseException, limit: int = 500) -> str:
 
 def _depth_beyond(text: str, body: dict[str, Any], limit: int) -> int | None:
     """Return how deep ``body`` nests if that is deeper than ``limit``, else ``None``."""
-    # Nesting needs an opening bracket per level: most bodies have too few to go deep, and
-    # one with no more characters than the limit cannot have more brackets.
-    if len(text) <= limit or text.count("[") + text.count("{") <= limit:
+    # Nesting needs an opening bracket per level: most bodies have too few to go deep.
+    if text.count("[") + text.count("{") <= limit:
         return None
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(body, 1)]
-    while stack:
-        node, depth = stack.pop()
-        deepest = max(deepest, depth)
-        children: Any = node.values() if type(node) is dict else node  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-        stack.extend((child, depth + 1) for child in children if type(child) in (dict, list))
-    return deepest if deepest > limit else None
+    depth = 0
+    level: list[Any] = [body]
+    while level:  # one pass per level of nesting
+        depth += 1
+        below: list[Any] = []
+        for node in level:
+            children: Any = node.values() if type(node) is dict else node  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            below.extend(child for child in children if type(child) in (dict, list))
+        level = below
+    return depth if depth > limit else None
 
 
 def _error_fields(

@@ -1298,7 +1298,7 @@ def _post_async(endpoint: ScriptedEndpoint, path: str, body: Any) -> WireRespons
 def test_an_awaiting_responders_answer_is_rendered_and_numbered_by_its_call() -> None:
     from agents_testing import ModelResponse, Usage
 
-    # Without a response id, the wire id is numbered by the model's count of calls.
+    # Without a response id, the wire id is numbered by the call it answers.
     endpoint = ScriptedEndpoint(_awaiting(ModelResponse([assistant_message("Sunny.")], Usage())))
 
     response = _post_async(endpoint, "/v1/chat/completions", CHAT)
@@ -1348,6 +1348,40 @@ def test_an_http_error_an_awaiting_responder_raises_is_answered_as_scripted() ->
         "code": "rate_limit_exceeded",
     }
     endpoint.assert_complete()  # a scripted error is no failure of the script
+
+
+def test_overlapping_awaiting_responders_number_their_responses_by_their_own_calls() -> None:
+    from agents_testing import ModelResponse, Usage, model_responder
+
+    # Both calls are recorded before either answers: each wire id still names its own call.
+    both_started = asyncio.Event()
+    started: list[int] = []
+
+    async def respond(call: Any) -> Any:
+        started.append(call.index)
+        if len(started) == 2:
+            both_started.set()
+        await both_started.wait()
+        return ModelResponse([assistant_message(f"call {call.index}")], Usage())
+
+    model = ScriptedModel([model_responder(respond), model_responder(respond)])
+    endpoint = ScriptedEndpoint(model)
+
+    async def main() -> list[WireResponse]:
+        raw = json.dumps(CHAT).encode()
+        return list(
+            await asyncio.gather(
+                *(endpoint.handle_async("POST", "/v1/chat/completions", HEADERS, raw) for _ in "ab")
+            )
+        )
+
+    bodies = [json.loads(response.body) for response in asyncio.run(main())]
+
+    assert [(body["id"], body["choices"][0]["message"]["content"]) for body in bodies] == [
+        ("chatcmpl-scripted-1", "call 0"),
+        ("chatcmpl-scripted-2", "call 1"),
+    ]
+    endpoint.assert_complete()
 
 
 @pytest.mark.parametrize(
@@ -1610,6 +1644,24 @@ def test_a_body_is_served_up_to_256_levels_deep(levels: int, status: int) -> Non
     assert response.status == status
 
 
+@pytest.mark.parametrize(("levels", "status"), [(255, 200), (256, 400)])
+def test_the_depth_limit_holds_for_a_body_with_more_brackets_than_levels(
+    levels: int, status: int
+) -> None:
+    # Enough brackets elsewhere that the depth is measured, not ruled out by the count.
+    model = ScriptedModel([[assistant_message("ok")]])
+    endpoint = ScriptedEndpoint(model)
+    body = {**CHAT, "metadata": _nested(levels), "tags": [[] for _ in range(10)]}
+
+    response = post(endpoint, "/v1/chat/completions", body)
+
+    assert response.status == status
+    if status == 400:
+        with pytest.raises(WireRequestError) as caught:
+            endpoint.assert_complete()
+        assert caught.value.detail == "the body nests 257 levels deep, more than the 256 served"
+
+
 def test_a_wide_body_with_many_brackets_is_not_too_deep() -> None:
     model = ScriptedModel([[assistant_message("ok")]])
     wide = [[["x"]] for _ in range(200)]  # 401 brackets, 4 levels
@@ -1682,3 +1734,59 @@ def test_the_longest_path_prefix_wins_and_a_trailing_slash_is_ignored() -> None:
         json.loads(r.body)["choices"][0]["message"]["content"] for r in (deep, shallow, by_name)
     ]
     assert texts == ["inner", "outer", "named"]
+
+
+def test_a_path_key_drops_only_its_trailing_slashes() -> None:
+    team = ScriptedModel([[assistant_message("team")]])
+    endpoint = ScriptedEndpoint({"/ops/teamX//": team})
+
+    served = post(endpoint, "/ops/teamX/v1/chat/completions", CHAT)
+    other = post(endpoint, "/ops/team/v1/chat/completions", CHAT)
+
+    assert json.loads(served.body)["choices"][0]["message"]["content"] == "team"
+    assert other.status == 404  # no default model and no route: unknown_model
+    assert endpoint.requests[1].status == 404
+
+
+def test_a_model_name_key_is_matched_whole_even_with_a_trailing_slash() -> None:
+    named = ScriptedModel([[assistant_message("named")]])
+    endpoint = ScriptedEndpoint({"tuned/": named})
+
+    trimmed = post(endpoint, "/v1/chat/completions", {**CHAT, "model": "tuned"})
+    whole = post(endpoint, "/v1/chat/completions", {**CHAT, "model": "tuned/"})
+
+    assert trimmed.status == 404
+    assert json.loads(whole.body)["choices"][0]["message"]["content"] == "named"
+
+
+def test_a_path_key_is_never_matched_as_a_model_name() -> None:
+    team = ScriptedModel([[assistant_message("team")]])
+    endpoint = ScriptedEndpoint({"/team": team})
+
+    response = post(endpoint, "/v1/chat/completions", {**CHAT, "model": "/team"})
+
+    assert response.status == 404
+    assert team.remaining_steps == 1
+    with pytest.raises(WireRequestError) as caught:
+        endpoint.assert_complete()
+    assert (caught.value.reason, caught.value.detail) == ("unknown_model", "model='/team'")
+
+
+def test_a_close_failure_after_a_stream_was_refused_midway_keeps_the_refusal() -> None:
+    # The stream fails in its own events after its status went out; closing the source it
+    # stopped reading then fails too. The refusal stays what the client and the test see.
+    source = _SourceWithBrokenClose([text_delta("hi"), 42])
+    endpoint = ScriptedEndpoint(ScriptedModel([model_stream(source)]))
+
+    response = post(endpoint, "/v1/responses", {**RESPONSES, "stream": True})
+
+    assert response.status == 200
+    name, data = sse_events(response)[-1]
+    assert name == "response.failed"
+    assert (
+        "unsupported output (stream event 42 has no wire form)"
+        in (data["response"]["error"]["message"])
+    )
+    with pytest.raises(WireRequestError) as caught:
+        endpoint.assert_complete()
+    assert caught.value.reason == "unsupported_output"

@@ -72,6 +72,7 @@ def test_a_body_too_deep_to_parse_is_a_recorded_400_that_takes_no_step(path: str
     error = expect_violation(transport.endpoint, "too_deep")
     assert (error.request_index, error.method, error.path) == (0, "POST", path)
     assert "nested at most 256 levels deep" in str(error)  # says what to fix
+    assert error.detail == "the body nests more than 256 levels deep"
 
 
 @pytest.mark.parametrize("depth", [MAX_BODY_DEPTH, 600, 900])
