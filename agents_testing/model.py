@@ -149,6 +149,9 @@ class StreamResponderStep(_StepOptions):
 
 
 ScriptedModelStep = ResponseStep | ErrorStep | ResponderStep | StreamStep | StreamResponderStep
+
+# What a step or an envelope mapping is read as (one alias, so each cast is one expression).
+_Fields = Mapping[str, Any]
 ScriptedModelInput = list[Any] | ModelResponse | ScriptedModelStep | Mapping[str, Any]
 
 
@@ -200,8 +203,8 @@ def optional_step(step: ScriptedModelInput) -> ScriptedModelStep:
         )
     if "type" not in step:
         # A response envelope mapping, which _normalize validates like any other input.
-        return {"type": "response", "response": cast("Any", step), "optional": True}
-    return cast("ScriptedModelStep", {**step, "optional": True})
+        return {"type": "response", "response": cast(Any, step), "optional": True}
+    return cast(ScriptedModelStep, {**step, "optional": True})
 
 
 StepKind = Literal["response", "error", "responder", "stream", "stream_responder"]
@@ -392,7 +395,7 @@ def _is_valid_response(value: Any) -> bool:
             and _are_ids(value.response_id, value.request_id)
         )
     if isinstance(value, Mapping):
-        envelope = cast("Mapping[str, Any]", value)
+        envelope = cast(_Fields, value)
         return (
             isinstance(envelope.get("output"), list)
             and isinstance(envelope.get("usage"), Usage)
@@ -534,7 +537,7 @@ def _normalize(value: Any, index: int) -> _Step:
     """Validate one constructor or ``enqueue`` input and detach it from the caller."""
     step = _normalized_step(value, index)
     if isinstance(value, Mapping):
-        optional = cast("Mapping[str, Any]", value).get("optional", False)
+        optional = cast(_Fields, value).get("optional", False)
         if not isinstance(optional, bool):
             raise InvalidScriptedModelStepError(
                 "invalid_input",
@@ -564,7 +567,7 @@ def _normalized_step(value: Any, index: int) -> _Step:
         elif isinstance(value, tuple):
             detail = "a step's output items go in a list, not a tuple."
         raise InvalidScriptedModelStepError("invalid_input", input_index=index, detail=detail)
-    step = cast("Mapping[str, Any]", value)
+    step = cast(_Fields, value)
     if "type" not in step:
         if "output" in step or "usage" in step:
             if not _is_valid_response(step):
@@ -898,7 +901,7 @@ class ScriptedModel(CompletionContext):
         return self._calls[position]
 
     def _take(
-        self, request: ModelRequest, *, streamed: bool, owned: bool = False
+        self, request: ModelRequest, *, streamed: bool, owned: bool
     ) -> tuple[int, ModelRequest, _Step]:
         """Record the call and take its step: the part of a call that runs before any await.
 
@@ -1054,18 +1057,16 @@ class ScriptedModel(CompletionContext):
                     )
                 )
             events = _iterate(source)
-            failure: BaseException | None = None
             try:
                 async for event in events:
                     _check_abort(request, index)
                     yield event
             except BaseException as error:
-                failure = in_flight(error)
-                raise
-            finally:
                 # Close the source now, not when the garbage collector finds it: a consumer
-                # that stops early expects the scripted source to be released.
-                await close_source(events.aclose, failure)
+                # that stops early expects the scripted source to be released. (Read to its
+                # end, the source was closed by _iterate.)
+                await close_source(events.aclose, in_flight(error))
+                raise
             _check_abort(request, index)
             return
         result = step.payload

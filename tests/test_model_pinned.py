@@ -1009,3 +1009,76 @@ async def test_respond_reports_a_responders_invalid_result_with_the_call_it_answ
     )
     with pytest.raises(InvalidScriptedModelStepError):
         model.assert_complete()
+
+
+# -- the wire endpoint's entry points -------------------------------------------------------
+# The endpoint (agents_testing.wire) serves its requests through these private methods; its
+# own tests are measured apart, so the contract it relies on is pinned here, in the core.
+
+
+async def test_an_owned_request_is_recorded_as_it_is_and_any_other_request_is_copied() -> None:
+    from agents_testing._records import stored_value
+
+    model = ScriptedModel([[assistant_message(str(n))] for n in range(6)])
+    owned = [make_request(f"owned {n}") for n in range(3)]
+    other = [make_request(f"other {n}") for n in range(3)]
+
+    await model._get_response(owned[0], owned=True)
+    await model._get_response(other[0])
+    model._begin_response(owned[1], owned=True)
+    model._begin_response(other[1])
+    streams = [model._stream_response(owned[2], owned=True), model._stream_response(other[2])]
+    for stream in streams:
+        await stream.aclose()
+
+    sent = [owned[0], other[0], owned[1], other[1], owned[2], other[2]]
+    recorded = [stored_value(call, "request") for call in model._calls]
+    kept = [stored is request for stored, request in zip(recorded, sent, strict=True)]
+    assert kept == [True, False] * 3
+    assert recorded == sent
+
+
+async def test_the_model_tells_which_request_an_error_step_raised_for() -> None:
+    failure = RuntimeError("provider down")
+    model = ScriptedModel([model_error(failure)])
+    request = make_request()
+
+    with pytest.raises(RuntimeError):
+        await model.get_response(request)
+
+    assert model._raised_by_error_step(failure, request) is True
+    assert model._raised_by_error_step(failure, make_request()) is False
+    assert model._raised_by_error_step(RuntimeError("provider down"), request) is False
+
+
+async def test_a_stream_knows_whether_its_source_was_scripted_as_a_list() -> None:
+    event = {"type": "response_started"}
+    model = ScriptedModel(
+        [
+            model_stream([event]),
+            model_stream((event,)),
+            model_stream(iter([event])),
+            [assistant_message("automatic")],
+        ]
+    )
+
+    streams = [model.stream_response(make_request()) for _ in range(4)]
+    for stream in streams:
+        await stream.aclose()
+
+    assert [stream._listed for stream in streams] == [True, True, False, False]
+
+
+async def test_a_text_part_without_text_streams_as_one_delta_whatever_the_delta_size() -> None:
+    message = {
+        "type": "message",
+        "role": "assistant",
+        "id": "msg_1",
+        "content": [{"type": "output_text"}],
+    }
+    model = ScriptedModel([[message]], text_delta_size=2)
+
+    events = await events_of(model, make_request())
+
+    deltas = [event for event in events if event["type"] == "output_text_delta"]
+    assert deltas == [{"type": "output_text_delta", "item_id": "msg_1", "delta": None}]
