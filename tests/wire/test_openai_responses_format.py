@@ -580,6 +580,26 @@ def test_deltas_of_a_new_item_close_the_message_before_and_each_pairs_with_its_i
     assert sent == expected.sent
 
 
+def test_a_final_message_beyond_those_streamed_as_text_is_streamed_whole() -> None:
+    # One message went out as deltas: the first message of the final output stands for it,
+    # and the next one is sent with its own events.
+    done = {
+        "type": "response_done",
+        "response": {
+            "output": [assistant_message("One."), assistant_message("Two.", id="msg_b")],
+        },
+    }
+    model = ScriptedModel([model_stream([text_delta("One."), done])])
+
+    sent = events(post(ScriptedEndpoint(model), STREAM))
+
+    expected = Events().opened().text_message(0, "msg_scripted_1_0", "One.")
+    expected.text_message(1, "msg_b", "Two.")
+    final = [message("msg_scripted_1_0", "One."), message("msg_b", "Two.")]
+    expected.add("response.completed", response=response_object(final))
+    assert sent == expected.sent
+
+
 def test_streamed_text_the_final_output_leaves_out_still_ends_in_the_response() -> None:
     done = {"type": "response_done", "response": {"output": [REASONING]}}
     model = ScriptedModel([model_stream([text_delta("Hm."), done])])
