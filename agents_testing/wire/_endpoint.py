@@ -514,13 +514,15 @@ class ScriptedEndpoint:
                     out: list[bytes] = []
                     if kind == "response_started":
                         out = encoder.start()
-                    elif kind == "output_text_delta" and isinstance(delta, str):
+                    elif kind == "output_text_delta" and events.automatic:
                         # An automatic stream repeats its text in response_done, where the
-                        # encoder streams it in the same deltas: stream it once, from there.
-                        if not events.automatic:
-                            item_id = event.get("item_id")
-                            item_id = item_id if isinstance(item_id, str) else None
-                            out = encoder.text(delta, item_id)
+                        # encoder streams it in the same deltas (and renders a text that is
+                        # not a string as the unstreamed response does): stream it from there.
+                        pass
+                    elif kind == "output_text_delta" and isinstance(delta, str):
+                        item_id = event.get("item_id")
+                        item_id = item_id if isinstance(item_id, str) else None
+                        out = encoder.text(delta, item_id)
                     elif kind == "response_done" and done is not None:
                         output = as_list(done.get("output"))
                         usage = WireUsage.of(as_mapping(done.get("usage")))

@@ -1790,3 +1790,41 @@ def test_a_close_failure_after_a_stream_was_refused_midway_keeps_the_refusal() -
     with pytest.raises(WireRequestError) as caught:
         endpoint.assert_complete()
     assert caught.value.reason == "unsupported_output"
+
+
+def _text_of(path: str, response: WireResponse) -> Any:
+    """Return the text a client reads from a response, whole or streamed, in any format."""
+    if not response.streamed:
+        body = json.loads(response.body)
+        if path == "/v1/responses":
+            return body["output"][0]["content"][0]["text"]
+        if path == "/v1/chat/completions":
+            return body["choices"][0]["message"]["content"]
+        return body["content"][0]["text"]
+    events = [data for _, data in sse_events(response) if data != "[DONE]"]
+    if path == "/v1/responses":
+        return events[-1]["response"]["output"][0]["content"][0]["text"]
+    if path == "/v1/chat/completions":
+        return "".join(event["choices"][0]["delta"].get("content") or "" for event in events)
+    return "".join(
+        event["delta"]["text"] for event in events if event["type"] == "content_block_delta"
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [("/v1/responses", RESPONSES), ("/v1/chat/completions", CHAT), ("/v1/messages", MESSAGES)],
+)
+def test_a_plain_step_whose_text_is_not_a_string_streams_as_it_is_answered_whole(
+    path: str, body: dict[str, Any]
+) -> None:
+    part = {"type": "output_text", "text": 5}
+    message = {"type": "message", "role": "assistant", "id": "m1", "content": [part]}
+    endpoint = ScriptedEndpoint(ScriptedModel([[message], [message]]))
+
+    whole = post(endpoint, path, body)
+    streamed = post(endpoint, path, {**body, "stream": True})
+
+    assert (whole.status, streamed.status) == (200, 200)
+    assert _text_of(path, streamed) == _text_of(path, whole)
+    endpoint.assert_complete()
