@@ -42,7 +42,13 @@ def _mutmut(text: str) -> dict[str, Any]:
 
 def test_every_area_has_a_table() -> None:
     names = {path.name for path in TABLES}
-    assert {"mutmut-wire.toml", "mutmut-mcp.toml", "mutmut-voice.toml"} <= names
+    assert {
+        "mutmut-wire.toml",
+        "mutmut-mcp.toml",
+        "mutmut-voice.toml",
+        "mutmut-tracing.toml",
+        "mutmut-recording.toml",
+    } <= names
 
 
 @pytest.mark.parametrize("path", [ROOT / "pyproject.toml", *TABLES], ids=lambda p: p.name)
