@@ -369,7 +369,8 @@ def adapter_request_body(request: ModelRequest, *, streamed: bool = False) -> di
     if request.system_instructions is not None:
         body["instructions"] = _data(request.system_instructions)
     body["input"] = _data(request.input)
-    tools = [_tool_view(tool) for tool in _entries(request.tools)]
+    views = [_tool_view(tool) for tool in _entries(request.tools)]
+    tools = [view for view in views if view is not _NOT_DATA]  # a tool that holds no data
     if tools:
         body["tools"] = tools
     if request.handoff_names:
@@ -534,7 +535,8 @@ _WIDTH = 88
 def _string(text: str) -> str:
     shown = repr(text)
     if shown.startswith("'") and '"' not in text:
-        shown = '"' + shown[1:-1].replace("\\'", "'") + '"'  # Black prefers double quotes
+        # repr() only picks single quotes for text without one, so nothing inside is escaped.
+        shown = '"' + shown[1:-1] + '"'  # Black prefers double quotes
     return shown
 
 
@@ -547,7 +549,7 @@ def _one_line(value: Any) -> str:
     if _is_list(value):
         return "[" + ", ".join(_one_line(item) for item in value) + "]"
     if isinstance(value, float) and not math.isfinite(value):
-        return f"float({str(value)!r})"  # nan and inf have no literal
+        return f"float({_string(str(value))})"  # nan and inf have no literal
     return repr(value)
 
 

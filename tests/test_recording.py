@@ -124,6 +124,11 @@ def test_a_number_without_a_literal_is_written_as_a_float_call(tmp_path: Path) -
     requests = load_recording(recording.write(tmp_path / "script.py")).REQUESTS
 
     assert requests[0]["body"] == body
+    # Written as a formatter would write it: double quotes, so formatting changes nothing.
+    source = recording.source()
+    assert '"a": float("inf")' in source
+    assert '"b": float("-inf")' in source
+    assert "float('" not in source
 
 
 def test_the_same_recording_always_writes_the_same_text() -> None:

@@ -75,6 +75,19 @@ def test_an_openai_format_tool_dict_is_viewed_by_its_function() -> None:
     ]
 
 
+def test_a_tool_that_holds_no_data_is_left_out_and_the_call_still_records() -> None:
+    schema = {"type": "object"}
+    tools = [object(), Tool("lookup", "Find.", schema), print]
+    recorder = ModelRecorder()
+
+    body = adapter_request_body(request(tools=tools))
+    recorder.add("native", request(tools=tools), model_response([assistant_message("ok")]))
+
+    assert body["tools"] == [{"name": "lookup", "description": "Find.", "parameters": schema}]
+    assert recorder.recording.requests[0]["body"]["tools"] == body["tools"]
+    assert "tools" not in adapter_request_body(request(tools=[object()]))
+
+
 def test_the_request_view_refuses_what_is_not_a_request() -> None:
     with pytest.raises(TypeError, match="request must be a ModelRequest, got dict"):
         adapter_request_body({"input": "Hi?"})  # type: ignore[arg-type]
