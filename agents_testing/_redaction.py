@@ -39,7 +39,7 @@ class Redactor:
         compiled: list[re.Pattern[str]] = []
         for position, pattern in enumerate(_patterns(patterns)):
             if isinstance(pattern, re.Pattern):
-                compiled.append(cast("re.Pattern[str]", pattern))
+                compiled.append(cast("re.Pattern[str]", pattern))  # pragma: no mutate
             elif isinstance(pattern, str) and pattern:
                 try:
                     compiled.append(re.compile(pattern))
@@ -83,7 +83,7 @@ class Redactor:
                 with self._lock:
                     self.secret_count += found
         for position, pattern in enumerate(self._patterns):
-            text, found = pattern.subn(REDACTED, text)
+            text, found = _replace_matches(pattern, text)
             if found:
                 with self._lock:
                     self.pattern_counts[position] += found
@@ -94,13 +94,14 @@ class Redactor:
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, Mapping):
-            mapping = cast("Mapping[str, Any]", value)
+            mapping = cast("Mapping[str, Any]", value)  # pragma: no mutate
             return {
                 (self.text(key) if isinstance(key, str) else key): self.value(item)
                 for key, item in mapping.items()
             }
         if isinstance(value, (list, tuple)):
-            return [self.value(item) for item in cast("Sequence[Any]", value)]
+            items = cast("Sequence[Any]", value)  # pragma: no mutate
+            return [self.value(item) for item in items]
         return value
 
     def pieces(self, pieces: list[str]) -> list[str]:
@@ -126,12 +127,13 @@ class Redactor:
 
     def _spans(self, text: str) -> list[tuple[int, int]]:
         with self._lock:
-            secrets = sorted(self._secrets, key=lambda secret: (-len(secret), secret))
+            secrets = list(self._secrets)  # any order: the spans are merged
         spans: list[tuple[int, int]] = []
         for secret in secrets:
             spans += [(m.start(), m.end()) for m in re.finditer(re.escape(secret), text)]
         for pattern in self._patterns:
-            spans += [(m.start(), m.end()) for m in pattern.finditer(text) if m.end() > m.start()]
+            # An empty match covers no character: merged or not, it changes nothing.
+            spans += [(m.start(), m.end()) for m in pattern.finditer(text)]
         merged: list[tuple[int, int]] = []
         for start, end in sorted(spans):
             if merged and start <= merged[-1][1]:
@@ -146,7 +148,7 @@ class Redactor:
 
         def collect(node: Any) -> None:
             if isinstance(node, dict):
-                mapping = cast("dict[str, Any]", node)
+                mapping = cast("dict[str, Any]", node)  # pragma: no mutate
                 for key, item in mapping.items():
                     if key in _PIECE_KEYS and isinstance(item, str):
                         leaves.append((mapping, key))
@@ -159,9 +161,10 @@ class Redactor:
         copied: list[Any] = json.loads(json.dumps(events))
         collect(copied)
         redacted = self.pieces([container[key] for container, key in leaves])
-        for (container, key), text in zip(leaves, redacted, strict=True):
-            container[key] = text
-        return cast("list[Any]", self.value(copied))
+        for position, (container, key) in enumerate(leaves):
+            container[key] = redacted[position]  # one text for each piece
+        result: list[Any] = self.value(copied)
+        return result
 
     def describe(self) -> list[str]:
         """Say what was redacted, without saying what the secrets were."""
@@ -184,6 +187,20 @@ class Redactor:
 def plural(count: int, word: str, many: str | None = None) -> str:
     """Return ``count`` with the word in the right number."""
     return f"{count} {word if count == 1 else many or word + 's'}"
+
+
+def _replace_matches(pattern: re.Pattern[str], text: str) -> tuple[str, int]:
+    """Replace each match that holds a character; an empty match (``x*``) stays empty."""
+    found = 0
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal found
+        if match.end() == match.start():
+            return ""
+        found += 1
+        return REDACTED
+
+    return pattern.sub(replace, text), found
 
 
 def _patterns(value: Any) -> list[Any]:

@@ -9,9 +9,12 @@ the request body with secrets redacted, and the scripted step the answer amounts
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import http.client
+import itertools
 import json
+import math
 import threading
 from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -57,7 +60,7 @@ class _Handler(BaseHTTPRequestHandler):
     timeout = 30
 
     def _answer(self) -> None:
-        proxy = cast(_Server, self.server).proxy
+        proxy = cast(_Server, self.server).proxy  # pragma: no mutate
         proxy._forward(self)  # pyright: ignore[reportPrivateUsage]
         self.close_connection = True
 
@@ -94,7 +97,7 @@ class RecordingProxy:
         *,
         redact: Iterable[RedactPattern] = (),
         keep_events: bool = False,
-        timeout: float = 600.0,
+        timeout: float = 600.0,  # pragma: no mutate
     ) -> None:
         if not isinstance(upstream, str):
             raise TypeError(f"upstream must be a URL string, got {type(upstream).__name__}")
@@ -104,40 +107,51 @@ class RecordingProxy:
                 f"upstream must be an http or https URL such as https://api.openai.com, "
                 f"got {upstream!r}"
             )
+        if parts.query or parts.fragment or "@" in parts.netloc:
+            raise ValueError(
+                f"upstream is the provider's root URL, without credentials, query or "
+                f"fragment (the client's requests bring those), got {upstream!r}"
+            )
         prefix = parts.path.rstrip("/")
         if prefix.endswith("/v1"):
+            root = f"{parts.scheme}://{parts.netloc}{prefix[: -len('/v1')]}"
             raise ValueError(
                 f"upstream is the provider's root URL without /v1 (the client's requests "
-                f"bring it): use {upstream.rstrip('/')[: -len('/v1')]!r}"
+                f"bring it): use {root!r}"
             )
         if not isinstance(keep_events, bool):
             raise TypeError(f"keep_events must be True or False, got {keep_events!r}")
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        if (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, (int, float))
+            or not math.isfinite(timeout)
+            or timeout <= 0
+        ):
             raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
         self._scheme = parts.scheme
         self._host = parts.hostname
         self._port = parts.port
+        self._host_header = parts.netloc  # as the client would send it: [::1]:8080, say
         self._prefix = prefix
         self._keep_events = keep_events
         self._timeout = float(timeout)
         self._redactor = Redactor(redact)
         self._lock = threading.Lock()
-        self._next_index = 0
+        self._indexes = itertools.count()
         self._exchanges: list[RecordedExchange] = []
         self._notes: dict[int, str] = {}  # exchange index -> what its step cannot hold
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
+        self._serving: tuple[_Server, threading.Thread] | None = None
 
     def __repr__(self) -> str:
-        where = self.url if self._server is not None else "stopped"
+        where = self.url if self._serving is not None else "stopped"
         return f"<RecordingProxy {where} exchanges={len(self._exchanges)}>"
 
     @property
     def url(self) -> str:
         """Return the proxy's root URL, ``http://127.0.0.1:PORT`` (for Anthropic clients)."""
-        if self._server is None:
+        if self._serving is None:
             raise RuntimeError("RecordingProxy is not running; use it in a with block first")
-        host, port = self._server.server_address[:2]
+        host, port = self._serving[0].server_address[:2]
         return f"http://{host!s}:{port}"
 
     @property
@@ -164,26 +178,26 @@ class RecordingProxy:
 
     def start(self) -> RecordingProxy:
         """Bind 127.0.0.1 on a free port and serve in a background thread."""
-        if self._server is not None:
+        if self._serving is not None:
             raise RuntimeError("RecordingProxy is already running")
         server = _Server(("127.0.0.1", 0), _Handler)
         server.proxy = self
         thread = threading.Thread(
             target=server.serve_forever,
-            kwargs={"poll_interval": 0.05},
+            kwargs={"poll_interval": 0.05},  # pragma: no mutate
             name="agents-testing-recording-proxy",
             daemon=True,
         )
         thread.start()
-        self._server, self._thread = server, thread
+        self._serving = (server, thread)
         return self
 
     def close(self) -> None:
         """Stop serving, close the socket and join every proxy thread."""
-        server, thread = self._server, self._thread
-        self._server = self._thread = None
-        if server is None or thread is None:
+        serving, self._serving = self._serving, None
+        if serving is None:
             return
+        server, thread = serving
         server.shutdown()
         thread.join()
         server.server_close()
@@ -213,14 +227,13 @@ class RecordingProxy:
     # -- one exchange ----------------------------------------------------------------------
 
     def _connection(self) -> http.client.HTTPConnection:
-        if self._scheme == "https":
-            return http.client.HTTPSConnection(self._host, self._port, timeout=self._timeout)
-        return http.client.HTTPConnection(self._host, self._port, timeout=self._timeout)
+        https = self._scheme == "https"
+        kind = http.client.HTTPSConnection if https else http.client.HTTPConnection
+        return kind(self._host, self._port, timeout=self._timeout)
 
     def _forward(self, handler: _Handler) -> None:
         with self._lock:
-            index = self._next_index
-            self._next_index += 1
+            index = next(self._indexes)
         headers = list(handler.headers.items())
         self._redactor.learn_headers(headers)
         try:
@@ -238,8 +251,7 @@ class RecordingProxy:
                     skip_host=True,
                     skip_accept_encoding=True,
                 )
-                host = self._host if self._port is None else f"{self._host}:{self._port}"
-                connection.putheader("host", host)
+                connection.putheader("host", self._host_header)
                 for key, value in forwarded:
                     connection.putheader(key, value)
                 connection.putheader("content-length", str(len(body)))
@@ -250,29 +262,33 @@ class RecordingProxy:
                 reason = f"could not reach the upstream: {type(error).__name__}: {error}"
                 _send_error(handler, 502, reason, "bad_gateway")
                 return
-            answer = self._relay(handler, upstream)
+            content_type = upstream.getheader("content-type", "")  # pragma: no mutate
+            streamed = content_type.startswith("text/event-stream")
+            answer = self._relay(handler, upstream, streamed)
         finally:
             connection.close()
-        self._record(index, handler.command, handler.path, body, upstream, answer, headers)
+        exchange = (index, handler.command, handler.path, body)
+        self._record(exchange, upstream, streamed, answer, headers)
 
-    def _relay(self, handler: _Handler, upstream: http.client.HTTPResponse) -> bytes:
-        streamed = upstream.getheader("content-type", "").startswith("text/event-stream")
+    def _relay(
+        self, handler: _Handler, upstream: http.client.HTTPResponse, streamed: bool
+    ) -> bytes:
         handler.send_response(upstream.status, upstream.reason)
         for key, value in upstream.getheaders():
             if key.lower() not in _HOP_HEADERS:
                 handler.send_header(key, value)
         handler.send_header("connection", "close")
-        received: list[bytes] = []
-        try:
-            if not streamed:
-                payload = upstream.read()
-                received.append(payload)
-                handler.send_header("content-length", str(len(payload)))
-                handler.end_headers()
+        if not streamed:
+            payload = upstream.read()
+            handler.send_header("content-length", str(len(payload)))
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                handler.end_headers()  # a client that left does not stop the recording
                 handler.wfile.write(payload)
                 handler.wfile.flush()
-                return payload
-            handler.send_header("transfer-encoding", "chunked")
+            return payload
+        received: list[bytes] = []
+        handler.send_header("transfer-encoding", "chunked")
+        try:
             handler.end_headers()
             while True:
                 chunk = upstream.read1(65536)
@@ -289,34 +305,32 @@ class RecordingProxy:
 
     def _record(
         self,
-        index: int,
-        method: str,
-        path: str,
-        body: bytes,
+        exchange: tuple[int, str, str, bytes],
         upstream: http.client.HTTPResponse,
+        streamed: bool,
         answer: bytes,
         headers: list[tuple[str, str]],
     ) -> None:
+        index, method, path, body = exchange
         request_path = path.partition("?")[0]
         wire_format = wire_format_of(request_path)
         if wire_format is None or method.upper() != "POST":
             return  # not a model call: nothing a script can answer
         try:
-            sent: Any = json.loads(body.decode("utf-8"))
+            sent: Any = json.loads(body.decode())
         except (ValueError, RecursionError):
             return
-        streamed = upstream.getheader("content-type", "").startswith("text/event-stream")
         read = read_answer(
             wire_format,
             upstream.status,
             upstream.getheaders(),
-            answer.decode("utf-8", "replace"),
+            answer.decode(errors="replace"),
             streamed=streamed,
             keep_events=self._keep_events,
         )
         if read is None:
             return
-        exchange = RecordedExchange(
+        recorded = RecordedExchange(
             index,
             method.upper(),
             request_path,
@@ -325,14 +339,14 @@ class RecordingProxy:
             upstream.status,
             streamed,
             self._step(read),
-            headers={
-                key.lower(): self._redactor.text(value)
+            headers={  # Recording keeps header names in lower case
+                key: self._redactor.text(value)
                 for key, value in headers
                 if key.lower() in COMPARED_HEADERS
             },
         )
         with self._lock:
-            self._exchanges.append(exchange)
+            self._exchanges.append(recorded)
             if read.note is not None:
                 self._notes[index] = read.note
 
@@ -361,17 +375,29 @@ class RecordingProxy:
 
 
 def _read_body(handler: BaseHTTPRequestHandler) -> bytes:
-    if handler.headers.get("transfer-encoding", "").lower() == "chunked":
+    """Return the request's body; ``ValueError`` for framing that is malformed or cut short."""
+    encoding = handler.headers.get("transfer-encoding", "")  # pragma: no mutate
+    if encoding.lower() == "chunked":
         parts: list[bytes] = []
         while True:
-            size = int(handler.rfile.readline().split(b";")[0].strip() or b"0", 16)
+            # An empty line (the client stopped) or a negative size is no chunk size.
+            size = int(handler.rfile.readline().split(b";")[0].strip(), 16)
             if size == 0:
                 handler.rfile.readline()
                 return b"".join(parts)
-            parts.append(handler.rfile.read(size))
+            parts.append(_read_exactly(handler, size))
             handler.rfile.readline()
-    length = int(handler.headers.get("content-length") or 0)
-    return handler.rfile.read(length) if length > 0 else b""
+    length = handler.headers.get("content-length")  # pragma: no mutate
+    return _read_exactly(handler, int(length or 0))
+
+
+def _read_exactly(handler: BaseHTTPRequestHandler, size: int) -> bytes:
+    if size < 0:
+        raise ValueError(f"a body cannot have {size} bytes")
+    data = handler.rfile.read(size)
+    if len(data) < size:
+        raise ValueError("the body ended before its stated size")
+    return data
 
 
 def _send_error(handler: BaseHTTPRequestHandler, status: int, reason: str, kind: str) -> None:
