@@ -157,7 +157,8 @@ def _usage(
     reasoning: Any = None,
 ) -> Usage:
     inputs, outputs = _int(input_tokens), _int(output_tokens)
-    total = _int(total_tokens) if isinstance(total_tokens, int) else inputs + outputs
+    counted = isinstance(total_tokens, int) and not isinstance(total_tokens, bool)
+    total = total_tokens if counted else inputs + outputs  # true is no count
     return Usage(
         input_tokens=inputs,
         output_tokens=outputs,
