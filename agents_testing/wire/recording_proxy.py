@@ -238,8 +238,9 @@ class RecordingProxy:
         self._redactor.learn_headers(headers)
         try:
             body = _read_body(handler)
-        except ValueError:
-            _send_error(handler, 400, "the request's body framing is malformed", "invalid_request")
+        except ValueError as error:
+            reason = f"the request's body framing is malformed: {error}"
+            _send_error(handler, 400, reason, "invalid_request")
             return
         forwarded = [(key, value) for key, value in headers if key.lower() not in _HOP_HEADERS]
         connection = self._connection()
@@ -380,20 +381,30 @@ def _read_body(handler: BaseHTTPRequestHandler) -> bytes:
     if encoding.lower() == "chunked":
         parts: list[bytes] = []
         while True:
-            # An empty line (the client stopped) or a negative size is no chunk size.
-            size = int(handler.rfile.readline().split(b";")[0].strip(), 16)
+            line = handler.rfile.readline()
+            if not line:
+                raise ValueError("the body ended before its last chunk")
+            size = _size(line.split(b";")[0].strip(), 16, "a chunk size")
             if size == 0:
                 handler.rfile.readline()
                 return b"".join(parts)
             parts.append(_read_exactly(handler, size))
             handler.rfile.readline()
     length = handler.headers.get("content-length")  # pragma: no mutate
-    return _read_exactly(handler, int(length or 0))
+    return _read_exactly(handler, _size(length or "0", 10, "the content-length"))
+
+
+def _size(text: str | bytes, base: int, what: str) -> int:
+    try:
+        size = int(text, base)
+    except ValueError:
+        raise ValueError(f"{what} is not a number") from None
+    if size < 0:
+        raise ValueError(f"{what} is negative")
+    return size
 
 
 def _read_exactly(handler: BaseHTTPRequestHandler, size: int) -> bytes:
-    if size < 0:
-        raise ValueError(f"a body cannot have {size} bytes")
     data = handler.rfile.read(size)
     if len(data) < size:
         raise ValueError("the body ended before its stated size")

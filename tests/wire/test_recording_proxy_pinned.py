@@ -652,15 +652,35 @@ def assert_refused(got: Answer, reason: str, kind: str, status_line: str) -> Non
 
 
 @pytest.mark.parametrize(
-    ("headers", "body"),
+    ("headers", "body", "why"),
     [
-        ([("Transfer-Encoding", "chunked")], b"zz\r\n{}\r\n0\r\n\r\n"),
-        ([("Transfer-Encoding", "chunked")], b"-2\r\n{}\r\n0\r\n\r\n"),
-        ([("Transfer-Encoding", "chunked")], chunk(b'{"input": "cut"}')),
-        ([("Transfer-Encoding", "chunked")], b"10\r\n{}"),
-        ([("Content-Length", "many")], b"{}"),
-        ([("Content-Length", "-1")], b""),
-        ([("Content-Length", "20")], b'{"input": "cut"}'),
+        (
+            [("Transfer-Encoding", "chunked")],
+            b"zz\r\n{}\r\n0\r\n\r\n",
+            "a chunk size is not a number",
+        ),
+        (
+            [("Transfer-Encoding", "chunked")],
+            b"-2\r\n{}\r\n0\r\n\r\n",
+            "a chunk size is negative",
+        ),
+        (
+            [("Transfer-Encoding", "chunked")],
+            chunk(b'{"input": "cut"}'),
+            "the body ended before its last chunk",
+        ),
+        (
+            [("Transfer-Encoding", "chunked")],
+            b"10\r\n{}",
+            "the body ended before its stated size",
+        ),
+        ([("Content-Length", "many")], b"{}", "the content-length is not a number"),
+        ([("Content-Length", "-1")], b"", "the content-length is negative"),
+        (
+            [("Content-Length", "20")],
+            b'{"input": "cut"}',
+            "the body ended before its stated size",
+        ),
     ],
     ids=[
         "chunk size",
@@ -673,7 +693,7 @@ def assert_refused(got: Answer, reason: str, kind: str, status_line: str) -> Non
     ],
 )
 def test_a_body_with_broken_framing_is_refused_and_not_forwarded(
-    headers: list[tuple[str, str]], body: bytes
+    headers: list[tuple[str, str]], body: bytes, why: str
 ) -> None:
     # The client stops sending after the body: what did not come is not waited for.
     with Provider() as provider, RecordingProxy(provider.url) as proxy:
@@ -682,7 +702,7 @@ def test_a_body_with_broken_framing_is_refused_and_not_forwarded(
 
     assert_refused(
         got,
-        "the request's body framing is malformed",
+        f"the request's body framing is malformed: {why}",
         "invalid_request",
         "HTTP/1.1 400 Bad Request",
     )
