@@ -592,9 +592,12 @@ class _Writer:
         return name
 
     def item(self, item: Any, indent: int) -> str:
-        mapping = cast("Mapping[str, Any]", item) if isinstance(item, Mapping) else None
+        # A string is laid out the same at any indent: the checked strings use _string.
+        mapping: Mapping[str, Any] | None = None
+        if isinstance(item, Mapping):
+            mapping = cast("Mapping[str, Any]", item)  # pragma: no mutate
         if mapping is not None and _is_plain_message(mapping):
-            args = [_literal(mapping["content"][0]["text"], indent + 1)]
+            args = [_string(mapping["content"][0]["text"])]
             if "id" in mapping:
                 args.append(f"id={_literal(mapping['id'], indent + 1, 3)}")
             return _call(self.use("assistant_message"), args, indent)
@@ -607,12 +610,12 @@ class _Writer:
             except (ValueError, RecursionError):
                 pass
             args = [
-                _literal(mapping["name"], indent + 1),
+                _string(mapping["name"]),
                 _literal(arguments, indent + 1),
-                f"call_id={_literal(mapping['call_id'], indent + 1, 8)}",
+                f"call_id={_string(mapping['call_id'])}",
             ]
             if mapping["id"] != mapping["call_id"]:
-                args.append(f"id={_literal(mapping['id'], indent + 1, 3)}")
+                args.append(f"id={_string(mapping['id'])}")
             if mapping.get("namespace") is not None:
                 args.append(f"namespace={_literal(mapping['namespace'], indent + 1, 10)}")
             return _call(self.use("function_call"), args, indent)
@@ -745,7 +748,7 @@ def _script_source(recording: Recording) -> str:
         + warnings
         + '"""\n'
     )
-    names = sorted(writer.names, key=lambda name: (name[0].islower(), name))
+    names = sorted(writer.names)  # classes (capitalized) before functions, as isort sorts
     imports = f"from agents_testing import {', '.join(names)}\n"
     if len(imports) > 89:
         imports = (
@@ -810,7 +813,8 @@ class _Comparison:
             if isinstance(entry, str):
                 self._patterns.append(_parse_pattern(entry, position))
             elif callable(entry):
-                self._functions.append(cast("Callable[[str, Any, Any], bool]", entry))
+                function = cast("Callable[[str, Any, Any], bool]", entry)  # pragma: no mutate
+                self._functions.append(function)
             else:
                 raise TypeError(
                     f"ignore[{position}] must be a field path (str) or a function of "
@@ -903,7 +907,7 @@ class Replay(CompletionContext):
                     f"requests[{position}] must be a mapping with 'path' and 'body', "
                     f"got {type_name(request)}"
                 )
-            self._requests.append(cast("Mapping[str, Any]", request))
+            self._requests.append(cast("Mapping[str, Any]", request))  # pragma: no mutate
         self._comparison = _Comparison(ignore)
         self._redactor = Redactor(redact)
         self._lock = threading.Lock()
@@ -1043,14 +1047,12 @@ class Replay(CompletionContext):
         return model_responder(answer)
 
 
-def _normalized(step: Any) -> dict[str, Any]:
-    if isinstance(step, (list, ModelResponse)):
-        return {"type": "response", "response": step}
-    if isinstance(step, Mapping):
-        mapping = cast("Mapping[str, Any]", step)
-        if "type" in mapping:
-            return dict(mapping)
-        return {"type": "response", "response": mapping}
+def _normalized(step: Any) -> Mapping[str, Any]:
+    """Return a step as a mapping: a built step as it is, a plain response wrapped (no type)."""
+    if isinstance(step, Mapping) and "type" in step:
+        return cast("Mapping[str, Any]", step)  # pragma: no mutate
+    if isinstance(step, (list, ModelResponse, Mapping)):
+        return {"response": step}
     raise TypeError(
         "each recorded step must be a list of output items, a ModelResponse or a step built "
         f"by model_response(), model_error(), model_stream(), ...; got {type_name(step)}"
