@@ -570,8 +570,7 @@ def _literal(value: Any, indent: int, prefix: int = 0) -> str:
             lines.append(f"{inner}{head}{_literal(item, indent + 1, len(head))},\n")
         return "{\n" + "".join(lines) + _INDENT * indent + "}"
     if _is_list(value) and value:
-        lines = [f"{inner}{_literal(item, indent + 1)},\n" for item in value]
-        return "[\n" + "".join(lines) + _INDENT * indent + "]"
+        return _listed([_literal(item, indent + 1) for item in value], indent)
     return one  # a long string or number: Black leaves it as it is
 
 
@@ -581,6 +580,14 @@ def _call(name: str, args: list[str], indent: int) -> str:
         return one_line
     inner = _INDENT * (indent + 1)
     return f"{name}(\n" + "".join(f"{inner}{arg},\n" for arg in args) + _INDENT * indent + ")"
+
+
+def _listed(entries: list[str], indent: int) -> str:
+    """Return laid-out ``entries`` as a list exploded one per line; ``[]`` when empty."""
+    if not entries:
+        return "[]"
+    inner = _INDENT * (indent + 1)
+    return "[\n" + "".join(f"{inner}{entry},\n" for entry in entries) + _INDENT * indent + "]"
 
 
 class _Writer:
@@ -605,8 +612,11 @@ class _Writer:
             arguments: Any = mapping["arguments"]
             try:
                 decoded = json.loads(arguments)
-                if json.dumps(decoded, separators=(",", ":"), ensure_ascii=False) == arguments:
-                    arguments = decoded  # the same JSON text: show it as data, easier to edit
+                # The same JSON text: show it as data, easier to edit. Not a JSON string:
+                # function_call() keeps a str as it is, so "s" would come back as s.
+                compact = json.dumps(decoded, separators=(",", ":"), ensure_ascii=False)
+                if compact == arguments and not isinstance(decoded, str):
+                    arguments = decoded
             except (ValueError, RecursionError):
                 pass
             args = [
@@ -646,26 +656,16 @@ class _Writer:
             http_error = _call(self.use("ScriptedHTTPError"), args, indent + 1)
             return _call(self.use("model_error"), [http_error], indent)
         if kind == "stream":
-            events = "[\n" + "".join(
-                f"{_INDENT * (indent + 2)}{_literal(event, indent + 2)},\n"
-                for event in step["events"]
-            )
-            events += _INDENT * (indent + 1) + "]"
+            events = _listed([_literal(event, indent + 2) for event in step["events"]], indent + 1)
             inner = _INDENT * (indent + 1)
             return f"{self.use('model_stream')}(\n{inner}{events},\n{_INDENT * indent})"
         recorded: Any = step["response"]
         if not isinstance(recorded, ModelResponse):  # a list of output items
-            items = "".join(
-                f"{_INDENT * (indent + 2)}{self.item(item, indent + 2)},\n" for item in recorded
-            )
+            listed = _listed([self.item(item, indent + 2) for item in recorded], indent + 1)
             inner = _INDENT * (indent + 1)
-            listed = f"[\n{items}{inner}]"
             return f"{self.use('model_response')}(\n{inner}{listed},\n{_INDENT * indent})"
         response: ModelResponse = recorded
-        output = "[\n" + "".join(
-            f"{_INDENT * (indent + 3)}{self.item(item, indent + 3)},\n" for item in response.output
-        )
-        output += _INDENT * (indent + 2) + "]"
+        output = _listed([self.item(item, indent + 3) for item in response.output], indent + 2)
         args = [output, self.usage(response.usage, indent + 2)]
         if response.response_id is not None:
             args.append(f"response_id={_literal(response.response_id, indent + 2, 12)}")

@@ -457,3 +457,40 @@ def test_any_json_body_and_text_round_trip_through_the_script(body: Any, text: s
 
     assert namespace["REQUESTS"] == recording.requests
     assert namespace["STEPS"][0]["response"] == recording.steps[0]["response"]
+
+
+@given(json_bodies, st.booleans())
+def test_any_json_arguments_round_trip_through_the_script(value: Any, compact: bool) -> None:
+    # Compact JSON is written as data (easier to edit), other text as the string it is; a
+    # JSON string stays text either way: function_call() would keep "s" as s.
+    separators = (",", ":") if compact else None
+    arguments = json.dumps(value, separators=separators, ensure_ascii=False)
+    step = model_response([function_call("lookup", arguments, call_id="c1")])
+    namespace: dict[str, Any] = {}
+
+    exec(compile(Recording([exchange(0, step)]).source(), "script.py", "exec"), namespace)
+
+    assert namespace["STEPS"][0]["response"][0]["arguments"] == arguments
+
+
+def test_json_string_arguments_are_written_as_the_text_they_are() -> None:
+    step = model_response([function_call("lookup", '"Paris"', call_id="c1")])
+
+    source = Recording([exchange(0, step)]).source()
+
+    assert """function_call("lookup", '"Paris"', call_id="c1")""" in source
+
+
+def test_an_empty_list_is_written_as_brackets_on_one_line() -> None:
+    steps = [
+        model_response([]),
+        model_stream([]),
+        model_response(ModelResponse([], Usage())),
+    ]
+
+    source = Recording([exchange(index, step) for index, step in enumerate(steps)]).source()
+
+    assert "    model_response(\n        [],\n    ),\n" in source
+    assert "    model_stream(\n        [],\n    ),\n" in source
+    assert "        ModelResponse(\n            [],\n            Usage(" in source
+    assert "[\n" not in source.partition("REQUESTS")[0].replace("STEPS = [\n", "")

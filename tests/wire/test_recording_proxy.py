@@ -24,6 +24,7 @@ anthropic = pytest.importorskip("anthropic")
 
 from agents_testing import (  # noqa: E402 - after the skips above
     ModelResponse,
+    RecordedExchange,
     Recording,
     Replay,
     ReplayRequestDriftError,
@@ -566,3 +567,28 @@ def test_closing_the_proxy_leaves_no_thread(no_threads_left: None) -> None:
     real = ScriptedModel([[assistant_message("hi")]])
     with ScriptedServer(real) as provider, RecordingProxy(provider.url) as proxy:
         client_for("responses", proxy.url).responses.create(model="gpt-4.1", input="hi")
+
+
+def test_empty_lists_and_text_arguments_are_laid_out_as_ruff_formats_them(
+    tmp_path: Path,
+) -> None:
+    steps = [
+        model_response([]),
+        model_stream([]),
+        model_response(ModelResponse([], Usage())),
+        model_response([function_call("get_weather", '"Paris"', call_id="call_1")]),
+    ]
+    recording = Recording(
+        [
+            RecordedExchange(
+                index, "POST", "/v1/responses", "openai.responses", {}, 200, False, step
+            )
+            for index, step in enumerate(steps)
+        ]
+    )
+
+    path = recording.write(tmp_path / "edges.py")
+
+    read_back = load_recording(path).STEPS
+    assert_formatted(path)
+    assert read_back == recording.steps
