@@ -48,6 +48,7 @@ def test_every_area_has_a_table() -> None:
         "mutmut-voice.toml",
         "mutmut-tracing.toml",
         "mutmut-recording.toml",
+        "mutmut-server.toml",
     } <= names
 
 
