@@ -482,7 +482,7 @@ class _Connection(asyncio.Protocol):
         self.linger = asyncio.get_running_loop().call_later(_LINGER_SECONDS, transport.close)
 
     def _quit(self) -> None:
-        self.done = True
+        # Nothing can arrive after the client's end of stream, so nothing is marked done.
         if self.transport is not None:
             self.transport.close()
 
