@@ -21,7 +21,13 @@ from typing import Any
 
 import pytest
 
-from agents_testing import ScriptedModel, WireRequestError, assistant_message, model_stream
+from agents_testing import (
+    ScriptedModel,
+    WireRequestError,
+    assistant_message,
+    model_responder,
+    model_stream,
+)
 from agents_testing.wire import ScriptedServer, anthropic_messages, openai_chat, openai_responses
 from agents_testing.wire import server as server_module
 from agents_testing.wire._endpoint import WireResponse
@@ -59,6 +65,7 @@ def refusal(
     """Send ``data``; check the answer is the recorded refusal, whole; return both."""
     answer = parse(send(server.url, data, shut_write=shut_write))
     error = refused(server)
+    assert error.reason in ("malformed_request", "request_too_large")
     status = 413 if error.reason == "request_too_large" else 400
     module: ModuleType = openai_responses
     if error.path.endswith("/messages"):
@@ -242,6 +249,54 @@ CASES = [
         "the chunk size '5 x' is not a hex number",
     ),
     (
+        CHUNKED + b"\n5\r\nabcde\r\n0\r\n\r\n",  # a size line that is empty
+        "POST",
+        "/v1/responses",
+        "the chunk size '' is not a hex number",
+    ),
+    (
+        CHUNKED + b"5\x0c\r\nabcde\r\n0\r\n\r\n",  # only spaces and tabs pad a size
+        "POST",
+        "/v1/responses",
+        "the chunk size '5\\x0c' is not a hex number",
+    ),
+    (
+        CHUNKED + b"X5\r\nabcde\r\n0\r\n\r\n",
+        "POST",
+        "/v1/responses",
+        "the chunk size 'X5' is not a hex number",
+    ),
+    (
+        CHUNKED + b"g" * 60 + b"\r\n",  # 60 characters are shown whole
+        "POST",
+        "/v1/responses",
+        f"the chunk size {'g' * 60!r} is not a hex number",
+    ),
+    (
+        CHUNKED + b"g" * 61 + b"\r\n",
+        "POST",
+        "/v1/responses",
+        f"the chunk size {'g' * 60 + '...'!r} is not a hex number",
+    ),
+    (
+        b"POST /v1/responses?x=1 HTTP/2.0\r\n\r\n",  # the path leaves the query out
+        "POST",
+        "/v1/responses",
+        "the HTTP version 'HTTP/2.0' is not 1.1",
+    ),
+    (
+        HEAD + b"Content-Length: X2\r\n\r\n{}",  # only spaces and tabs pad a value
+        "POST",
+        "/v1/responses",
+        "Content-Length 'X2' is not one whole number of bytes",
+    ),
+    (
+        HEAD + b"Content-Length: 2\x0c\r\n\r\n{}",
+        "POST",
+        "/v1/responses",
+        "the Content-Length header holds control characters",
+    ),
+    (
         CHUNKED + b"g" * 70 + b"\r\n",
         "POST",
         "/v1/responses",
@@ -293,6 +348,19 @@ def test_the_refusal_answer_starts_with_its_status_line_and_headers(
     )
 
 
+def test_a_refusal_after_two_served_requests_is_the_third_arrival() -> None:
+    model = ScriptedModel([[assistant_message("one")], [assistant_message("two")]])
+    server = ScriptedServer(model).start()
+    try:
+        for _ in range(2):
+            parse(send(server.url, request("POST", "/v1/responses", RESPONSES)))
+        parse(send(server.url, b"POS"))
+    finally:
+        server.close()
+
+    assert refused(server).request_index == 2
+
+
 def test_a_refusal_after_a_served_request_carries_the_next_index(
     server: ScriptedServer,
 ) -> None:
@@ -328,7 +396,8 @@ def test_a_content_length_over_the_cap_is_413_and_the_cap_itself_is_read() -> No
 
 
 def chunked(body: bytes, sizes: list[int]) -> bytes:
-    parts, start = [], 0
+    parts: list[bytes] = []
+    start = 0
     for size in sizes:
         parts.append(b"%x\r\n%s\r\n" % (size, body[start : start + size]))
         start += size
@@ -363,6 +432,19 @@ def test_a_request_line_of_8192_bytes_is_read(server: ScriptedServer) -> None:
     line = padded_line(8192)
 
     served(server, line + b"\r\ncontent-length: %d\r\n\r\n%s" % (len(RESPONSES), RESPONSES))
+
+
+def test_a_request_line_of_8192_bytes_is_read_before_its_headers_come(
+    server: ScriptedServer,
+) -> None:
+    with connect(server.url) as sock:
+        sock.sendall(padded_line(8192) + b"\r\n")
+        time.sleep(0.2)  # let the server read the request line on its own
+        sock.sendall(b"content-length: %d\r\n\r\n%s" % (len(RESPONSES), RESPONSES))
+        answer = parse(read_all(sock))
+
+    assert answer.status == 200, answer.body
+    server.assert_complete()
 
 
 def test_a_request_line_of_8193_bytes_is_refused(server: ScriptedServer) -> None:
@@ -433,6 +515,29 @@ def test_a_chunk_size_line_over_8192_bytes_is_refused_before_it_ends(
     assert error.detail == "a chunk size line is longer than 8192 bytes"
 
 
+def test_a_chunk_size_line_is_measured_from_where_it_starts(server: ScriptedServer) -> None:
+    # A first chunk longer than a size line may be, then the next size line in a later read.
+    first, second = b" " * 9000, RESPONSES
+    with connect(server.url) as sock:
+        sock.sendall(CHUNKED + b"%x\r\n%s\r\n" % (len(first), first))
+        time.sleep(0.2)  # let the server read the first chunk on its own
+        sock.sendall(b"%x\r\n%s\r\n0\r\n\r\n" % (len(second), second))
+        answer = parse(read_all(sock))
+
+    assert answer.status == 200, answer.body
+    server.assert_complete()
+
+
+def test_a_chunk_size_line_too_long_is_a_malformed_request(server: ScriptedServer) -> None:
+    _, error = refusal(server, CHUNKED + b"0" * 8193)
+
+    assert (error.reason, error.method, error.path) == (
+        "malformed_request",
+        "POST",
+        "/v1/responses",
+    )
+
+
 def test_a_chunk_size_line_of_8192_bytes_is_waited_for(server: ScriptedServer) -> None:
     _, error = refusal(server, CHUNKED + b"0" * 8192)
 
@@ -454,6 +559,12 @@ def test_bare_line_feeds_extensions_padding_and_a_16_digit_size_are_read(
     )
 
     served(server, b"POST /v1/responses HTTP/1.1\nTransfer-Encoding:  Chunked \n\n" + body)
+
+
+def test_trailer_fields_ending_in_bare_line_feeds_are_read(server: ScriptedServer) -> None:
+    body = b"%x\r\n%s\r\n0\nx-t: 1\nx-u: 2\n\n" % (len(RESPONSES), RESPONSES)
+
+    served(server, CHUNKED + body)
 
 
 def test_http_1_0_bare_line_feeds_and_header_values_are_read_as_sent() -> None:
@@ -483,6 +594,15 @@ def test_expect_100_continue_is_answered_for_a_chunked_body_whatever_its_case() 
 
     assert interim == b"HTTP/1.1 100 Continue\r\n\r\n"
     assert answer.status == 200
+
+
+def test_an_expectation_other_than_100_continue_gets_no_interim_answer(
+    server: ScriptedServer,
+) -> None:
+    raw = send(server.url, request("POST", "/v1/responses", RESPONSES, expect="something-else"))
+
+    assert raw.startswith(b"HTTP/1.1 200 OK\r\n")
+    server.assert_complete()
 
 
 def test_a_request_without_a_body_gets_no_100_continue() -> None:
@@ -596,6 +716,21 @@ def test_a_refused_client_that_keeps_sending_is_cut_off_after_16_mib(
         wait_until_closed(server)
 
     assert 16 * 1024 * 1024 <= sent < 64 * 1024 * 1024
+    assert connections(server) == 0
+
+
+def test_a_refused_client_may_send_exactly_16_mib_more(
+    server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(server_module, "_LINGER_SECONDS", 3600.0)
+    with connect(server.url) as sock:
+        sock.sendall(HEAD + b"content-length: x\r\n\r\n")
+        parse(read_all(sock))
+        sock.sendall(b"z" * (16 * 1024 * 1024))  # read away; one byte more would be cut off
+        sock.shutdown(socket.SHUT_WR)
+        assert sock.recv(100) == b""  # closed, not reset
+        wait_until_closed(server)
+
     assert connections(server) == 0
 
 
@@ -753,3 +888,167 @@ def test_a_loop_error_without_an_exception_fails_with_its_message() -> None:
     with pytest.raises(RuntimeError, match="this is a bug in agents-testing") as caught:
         server.assert_complete()
     assert repr(caught.value.__cause__) == "RuntimeError('a lost handle')"
+
+
+def test_the_500_for_an_endpoint_failure_is_sent_whole(
+    server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def broken(*args: object) -> object:
+        raise LookupError("inside the endpoint")
+
+    monkeypatch.setattr(server.endpoint, "open_async", broken)
+
+    raw = send(server.url, request("POST", "/v1/responses", RESPONSES))
+
+    head, _, body = raw.partition(b"\r\n\r\n")
+    text = "agents-testing internal error: LookupError('inside the endpoint')"
+    assert json.loads(body) == openai_responses.error_body(500, text)
+    assert head == (
+        b"HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/json\r\n"
+        b"x-should-retry: false\r\nconnection: close\r\ncontent-length: %d" % len(body)
+    )
+
+
+def test_a_failure_while_sending_the_answer_fails_assert_complete_as_a_bug(
+    server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(response: object) -> bytes:
+        raise LookupError("while sending")
+
+    monkeypatch.setattr(server_module, "_head_bytes", broken)
+
+    raw = send(server.url, request("POST", "/v1/responses", RESPONSES))
+
+    assert raw == b""  # the connection was dropped
+    with pytest.raises(RuntimeError, match="this is a bug in agents-testing") as caught:
+        server.assert_complete()
+    assert repr(caught.value.__cause__) == "LookupError('while sending')"
+
+
+# -- a client that leaves before its answer is ready -----------------------------------------
+
+
+def reset(sock: socket.socket) -> None:
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    sock.close()
+
+
+async def until(event: threading.Event) -> None:
+    while not event.is_set():  # noqa: ASYNC110 - set from the test's thread
+        await asyncio.sleep(0.005)
+
+
+def test_an_answer_the_client_left_before_is_still_computed_and_recorded() -> None:
+    gate, answered = threading.Event(), threading.Event()
+
+    async def respond(call: object) -> list[Any]:
+        await until(gate)
+        answered.set()
+        return [assistant_message("nobody reads this")]
+
+    with ScriptedServer(ScriptedModel([model_responder(respond)])) as server:
+        sock = connect(server.url)
+        sock.sendall(request("POST", "/v1/responses", RESPONSES))
+        wait_until_arrived(server)
+        reset(sock)
+        wait_until_closed(server)
+        gate.set()  # the responder is not cancelled by the client's leaving
+        assert answered.wait(TIMEOUT)
+        wait_until_answered(server)
+
+    assert [r.status for r in server.requests] == [200]
+
+
+def test_a_stream_whose_client_left_before_its_first_event_is_closed_unread() -> None:
+    first, closed = threading.Event(), threading.Event()
+    pulled: list[str] = []
+
+    async def events() -> AsyncIterator[dict[str, Any]]:
+        try:
+            await until(first)
+            pulled.append("before")
+            yield {"type": "output_text_delta", "item_id": None, "delta": "before"}
+            pulled.append("after")
+            yield {"type": "output_text_delta", "item_id": None, "delta": "after"}
+            await until(threading.Event())  # never set: only closing the source ends it
+        finally:
+            closed.set()
+
+    with ScriptedServer(ScriptedModel([model_stream(events())])) as server:
+        sock = connect(server.url)
+        sock.sendall(stream_request())
+        wait_until_arrived(server)
+        reset(sock)
+        wait_until_closed(server)
+        first.set()  # the stream's first event decides its status; nobody is left to send it to
+        assert closed.wait(TIMEOUT)  # closed by the server, not by its closing
+
+    assert pulled == ["before"]
+    assert [r.status for r in server.requests] == [200]
+
+
+def wait_until_arrived(server: ScriptedServer) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while not server._arrivals and time.monotonic() < deadline:  # pyright: ignore[reportPrivateUsage]
+        time.sleep(0.005)
+
+
+def wait_until_answered(server: ScriptedServer) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while not server.requests and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
+# -- starting and closing --------------------------------------------------------------------
+
+
+def test_starting_a_running_server_says_so() -> None:
+    with ScriptedServer(ScriptedModel([])) as server:
+        with pytest.raises(RuntimeError) as caught:
+            server.start()
+        assert str(caught.value) == "ScriptedServer is already running"
+
+
+def test_the_server_runs_in_one_named_daemon_thread() -> None:
+    before = set(threading.enumerate())
+    with ScriptedServer(ScriptedModel([])):
+        started = [t for t in threading.enumerate() if t not in before]
+        assert [(t.name, t.daemon) for t in started] == [("agents-testing-server", True)]
+    assert set(threading.enumerate()) == before
+
+
+def test_closing_from_a_responder_is_refused_with_how_to_close() -> None:
+    said: list[str] = []
+    running: list[ScriptedServer] = []
+
+    def respond(call: object) -> list[Any]:
+        try:
+            running[0].close()
+        except RuntimeError as error:
+            said.append(str(error))
+        return [assistant_message("still served")]
+
+    with ScriptedServer(ScriptedModel([model_responder(respond)])) as server:
+        running.append(server)
+        answer = parse(send(server.url, request("POST", "/v1/responses", RESPONSES)))
+
+    assert answer.status == 200
+    assert said == [
+        "ScriptedServer.close() was called from a responder or stream source the server is "
+        "running; close it from the test instead"
+    ]
+
+
+def test_closing_a_server_whose_loop_already_ended_only_joins_its_thread() -> None:
+    server = ScriptedServer(ScriptedModel([])).start()
+    serving, thread = server._serving, server._thread  # pyright: ignore[reportPrivateUsage]
+    assert serving is not None
+    assert thread is not None
+    serving.loop.call_soon_threadsafe(serving.stop.set)
+    thread.join(TIMEOUT)
+    assert not thread.is_alive()
+
+    server.close()  # the loop is closed: nothing to stop, nothing raised
+
+    assert repr(server) == "<ScriptedServer stopped requests=0>"
+    server.assert_complete()
