@@ -1052,3 +1052,69 @@ def test_closing_a_server_whose_loop_already_ended_only_joins_its_thread() -> No
 
     assert repr(server) == "<ScriptedServer stopped requests=0>"
     server.assert_complete()
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "message"),
+    [
+        ("1024", TypeError, "max_body_bytes must be an int number of bytes, got str"),
+        (True, TypeError, "max_body_bytes must be an int number of bytes, got bool"),
+        (-1, ValueError, "max_body_bytes must be >= 0, got -1"),
+    ],
+)
+def test_a_bad_max_body_bytes_is_named_with_what_it_got(
+    value: object, error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error) as caught:
+        ScriptedServer(ScriptedModel([]), max_body_bytes=value)  # type: ignore[arg-type]
+
+    assert str(caught.value) == message
+
+
+def test_a_cap_of_zero_refuses_any_body_as_too_large() -> None:
+    server = ScriptedServer(ScriptedModel([]), max_body_bytes=0).start()
+    try:
+        _, error = refusal(server, request("POST", "/v1/responses", b"{}"))
+    finally:
+        server.close()
+
+    assert error.detail == "the body is 2 bytes, more than the 0 allowed"
+
+
+def test_two_servers_serve_side_by_side_each_on_its_own_free_port() -> None:
+    with ScriptedServer(one_step()) as first, ScriptedServer(one_step()) as second:
+        assert first.url != second.url
+        served(first, request("POST", "/v1/responses", RESPONSES))
+        served(second, request("POST", "/v1/responses", RESPONSES))
+
+
+def test_a_server_whose_loop_fails_to_start_raises_from_start_and_leaves_no_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The loop refuses a handler that is not callable, before anything is bound.
+    monkeypatch.setattr(ScriptedServer, "_loop_error", "not callable")
+    before = set(threading.enumerate())
+    server = ScriptedServer(ScriptedModel([]))
+
+    with pytest.raises(TypeError, match="A callable object or None is expected"):
+        server.start()
+
+    assert set(threading.enumerate()) == before
+    assert repr(server) == "<ScriptedServer stopped requests=0>"
+
+
+def test_closing_with_a_stream_in_flight_is_not_a_failure_of_the_server() -> None:
+    async def events() -> AsyncIterator[dict[str, Any]]:
+        yield {"type": "output_text_delta", "item_id": None, "delta": "before"}
+        await until(threading.Event())  # never set: closing the server ends it
+
+    server = ScriptedServer(ScriptedModel([model_stream(events())])).start()
+    with connect(server.url) as sock:
+        sock.sendall(stream_request())
+        seen = b""
+        while b"before" not in seen:
+            seen += sock.recv(65536)
+        server.close()
+
+    server.assert_complete()  # the stream was cut by close(): nothing failed
+    assert [r.status for r in server.requests] == [200]
