@@ -38,6 +38,11 @@ _BLANK_LINE = re.compile(rb"\n\r?\n")  # the end of the header section (bare LF 
 
 _FORMATS = (openai_chat, openai_responses, anthropic_messages)
 
+# HTTP's head is ASCII (names, methods, targets) and Latin-1 (field values): each codec is
+# named once, here.
+_ASCII = "ascii"
+_LATIN_1 = "latin-1"
+
 
 class _Refused(Exception):
     """The request cannot be read: answer it with an error and record it as ``reason``."""
@@ -323,7 +328,7 @@ class _Connection(asyncio.Protocol):
     # -- asyncio.Protocol --------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = cast(asyncio.Transport, transport)
+        self.transport = cast(asyncio.Transport, transport)  # pragma: no mutate
         self.server._connections.add(self)  # pyright: ignore[reportPrivateUsage]
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -446,7 +451,7 @@ class _Connection(asyncio.Protocol):
                 )
             self.chunks = _Chunks(max_body)
         elif lengths:
-            if len(lengths) != 1 or not _DIGITS.fullmatch(lengths[0].encode("latin-1")):
+            if len(lengths) != 1 or not _DIGITS.fullmatch(lengths[0].encode(_LATIN_1)):
                 raise _Refused(
                     "malformed_request",
                     f"Content-Length {', '.join(lengths)!r} is not one whole number of bytes",
@@ -468,8 +473,7 @@ class _Connection(asyncio.Protocol):
         self.done = True
         self.buffer = bytearray()
         transport = self.transport
-        if transport is None or transport.is_closing():
-            return
+        assert transport is not None  # connection_made came first; nothing closed it yet
         transport.write(self.server._refusal(refusal))  # pyright: ignore[reportPrivateUsage]
         if eof:
             transport.close()
@@ -640,12 +644,12 @@ def _parse_head(data: bytes) -> _Head:
                 f"the request line {_shown(line)} is not 'METHOD /path HTTP/1.1'",
             )
         method_bytes, target, version = parts
-        method = method_bytes.decode("ascii")
+        method = method_bytes.decode(_ASCII)
         if not _TARGET.fullmatch(target):
             raise _Refused(
                 "malformed_request", f"the request target {_shown(target)} is not a /path"
             )
-        path = target.decode("ascii").partition("?")[0]
+        path = target.decode(_ASCII).partition("?")[0]
         if version not in (b"HTTP/1.1", b"HTTP/1.0"):
             raise _Refused("malformed_request", f"the HTTP version {_shown(version)} is not 1.1")
         if len(lines) - 1 > _MAX_HEADERS:
@@ -665,17 +669,17 @@ def _parse_head(data: bytes) -> _Head:
             if not _FIELD_VALUE.fullmatch(value):
                 raise _Refused(
                     "malformed_request",
-                    f"the {name.decode('ascii')} header holds control characters",
+                    f"the {name.decode(_ASCII)} header holds control characters",
                 )
-            headers.append((name.decode("ascii"), value.decode("latin-1")))
+            headers.append((name.decode(_ASCII), value.decode(_LATIN_1)))
     except _Refused as refusal:
         refusal.method, refusal.path = method, path
         raise
-    return _Head(method, target.decode("ascii"), headers)
+    return _Head(method, target.decode(_ASCII), headers)
 
 
 def _shown(text: bytes) -> str:
-    shown = text[:60].decode("latin-1")
+    shown = text[:60].decode(_LATIN_1)
     return repr(shown + "..." if len(text) > 60 else shown)
 
 
@@ -692,7 +696,7 @@ def _head_bytes(response: WireResponse) -> bytes:
         lines.append("transfer-encoding: chunked")
     else:
         lines.append(f"content-length: {len(response.body)}")
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode(_LATIN_1)
 
 
 def _chunk(data: bytes) -> bytes:
