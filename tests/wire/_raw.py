@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import json
 import socket
+import struct
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+import pytest
+
+from agents_testing import WireRequestError
+from agents_testing.wire import ScriptedServer
 
 # Every socket read is bounded, so a server that never answers fails the test, never hangs it.
 TIMEOUT = 10.0
@@ -53,6 +60,29 @@ def read_all(sock: socket.socket) -> bytes:
         if not data:
             return b"".join(parts)
         parts.append(data)
+
+
+def reset(sock: socket.socket) -> None:
+    """Close with an RST, as a killed client does."""
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    sock.close()
+
+
+def eventually(condition: Callable[[], object]) -> bool:
+    """Poll ``condition`` until it holds or ``TIMEOUT`` passes; return whether it held."""
+    deadline = time.monotonic() + TIMEOUT
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
+    return True
+
+
+def refused(server: ScriptedServer) -> WireRequestError:
+    """Return the refusal ``assert_complete()`` raises."""
+    with pytest.raises(WireRequestError) as caught:
+        server.assert_complete()
+    return caught.value
 
 
 def request(method: str, path: str, body: bytes = b"", **headers: str) -> bytes:

@@ -6,7 +6,6 @@ import asyncio
 import http.client
 import json
 import socket
-import struct
 import sys
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -23,6 +22,8 @@ from agents_testing import (
     model_stream,
 )
 from agents_testing.wire import ScriptedServer
+
+from ._raw import reset
 
 CHAT = {"model": "gpt-test", "messages": [{"role": "user", "content": "hi"}]}
 
@@ -260,12 +261,6 @@ def read_until(sock: socket.socket, marker: bytes) -> bytes:
 
 
 # -- a client going away prints nothing (item 6) ---------------------------------------------
-
-
-def reset(sock: socket.socket) -> None:
-    """Close with an RST, as a killed client does."""
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-    sock.close()
 
 
 def test_clients_disconnecting_mid_request_or_mid_answer_print_nothing(

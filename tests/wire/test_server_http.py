@@ -20,7 +20,7 @@ from agents_testing import (
 )
 from agents_testing.wire import ScriptedServer
 
-from ._raw import Answer, connect, parse, read_all, request, send
+from ._raw import Answer, connect, parse, read_all, refused, request, send
 
 RESPONSES = json.dumps({"model": "m", "input": "hi"}).encode()
 MALFORMED_HINT = "send a well-formed HTTP/1.1 request"
@@ -35,12 +35,6 @@ def served() -> Iterator[tuple[ScriptedServer, ScriptedModel]]:
         yield server, model
     finally:
         server.close()
-
-
-def refused(server: ScriptedServer) -> WireRequestError:
-    with pytest.raises(WireRequestError) as caught:
-        server.assert_complete()
-    return caught.value
 
 
 def assert_refused_without_a_step(

@@ -32,7 +32,19 @@ from agents_testing.wire import ScriptedServer, anthropic_messages, openai_chat,
 from agents_testing.wire import server as server_module
 from agents_testing.wire._endpoint import WireResponse
 
-from ._raw import TIMEOUT, Answer, Quiet, connect, parse, read_all, request, send
+from ._raw import (
+    TIMEOUT,
+    Answer,
+    Quiet,
+    connect,
+    eventually,
+    parse,
+    read_all,
+    refused,
+    request,
+    reset,
+    send,
+)
 
 RESPONSES = json.dumps({"model": "m", "input": "hi"}).encode()
 HEAD = b"POST /v1/responses HTTP/1.1\r\n"
@@ -51,12 +63,6 @@ def server() -> Iterator[ScriptedServer]:
         yield running
     finally:
         running.close()
-
-
-def refused(server: ScriptedServer) -> WireRequestError:
-    with pytest.raises(WireRequestError) as caught:
-        server.assert_complete()
-    return caught.value
 
 
 def refusal(
@@ -672,9 +678,13 @@ def connections(server: ScriptedServer) -> int:
 
 
 def wait_until_closed(server: ScriptedServer) -> None:
-    deadline = time.monotonic() + TIMEOUT
-    while connections(server) and time.monotonic() < deadline:
-        time.sleep(0.01)
+    eventually(lambda: not connections(server))
+
+
+def refuse_and_linger(sock: socket.socket, body: bytes = b"") -> Answer:
+    """Send a refused request (and ``body``); read the answer up to the server's half-close."""
+    sock.sendall(HEAD + b"content-length: x\r\n\r\n" + body)
+    return parse(read_all(sock))
 
 
 def test_a_refused_client_that_finishes_sending_is_closed_at_once(
@@ -683,8 +693,7 @@ def test_a_refused_client_that_finishes_sending_is_closed_at_once(
     # A linger far past the test's timeout: only the client's end can close the connection.
     monkeypatch.setattr(server_module, "_LINGER_SECONDS", 3600.0)
     with connect(server.url) as sock:
-        sock.sendall(HEAD + b"content-length: x\r\n\r\n" + b"rest of a body")
-        answer = parse(read_all(sock))  # the server half-closed after its answer
+        answer = refuse_and_linger(sock, b"rest of a body")  # then the server half-closed
         assert connections(server) == 1  # and still reads what the client sends
         sock.sendall(b"more of the body")
         sock.shutdown(socket.SHUT_WR)
@@ -711,8 +720,7 @@ def test_a_refused_client_that_keeps_sending_is_cut_off_after_16_mib(
 ) -> None:
     monkeypatch.setattr(server_module, "_LINGER_SECONDS", 3600.0)
     with connect(server.url) as sock:
-        sock.sendall(HEAD + b"content-length: x\r\n\r\n")
-        parse(read_all(sock))
+        refuse_and_linger(sock)
         sent = send_until_cut_off(sock, limit=64 * 1024 * 1024)
         wait_until_closed(server)
 
@@ -726,13 +734,10 @@ def test_a_refused_client_may_send_exactly_16_mib_more(
     monkeypatch.setattr(server_module, "_LINGER_SECONDS", 3600.0)
     cap = 16 * 1024 * 1024
     with connect(server.url) as sock:
-        sock.sendall(HEAD + b"content-length: x\r\n\r\n")
-        parse(read_all(sock))
+        refuse_and_linger(sock)
         (connection,) = server._connections  # pyright: ignore[reportPrivateUsage]
         sock.sendall(b"z" * cap)  # read away; one byte more would be cut off
-        deadline = time.monotonic() + TIMEOUT
-        while connection.lingered < cap and time.monotonic() < deadline:
-            time.sleep(0.005)
+        eventually(lambda: connection.lingered >= cap)
         assert connection.lingered == cap
         assert connection.transport is not None
         assert not connection.transport.is_closing()  # still lingering, not cut off
@@ -747,8 +752,7 @@ def test_a_refused_client_that_stays_is_closed_after_the_linger(
 ) -> None:
     monkeypatch.setattr(server_module, "_LINGER_SECONDS", 0.0)
     with connect(server.url) as sock:
-        sock.sendall(HEAD + b"content-length: x\r\n\r\n")
-        answer = parse(read_all(sock))
+        answer = refuse_and_linger(sock)
         wait_until_closed(server)
 
     assert answer.status == 400
@@ -936,11 +940,6 @@ def test_a_failure_while_sending_the_answer_fails_assert_complete_as_a_bug(
 # -- a client that leaves before its answer is ready -----------------------------------------
 
 
-def reset(sock: socket.socket) -> None:
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-    sock.close()
-
-
 async def until(event: threading.Event) -> None:
     while not event.is_set():  # noqa: ASYNC110 - set from the test's thread
         await asyncio.sleep(0.005)
@@ -957,12 +956,12 @@ def test_an_answer_the_client_left_before_is_still_computed_and_recorded() -> No
     with ScriptedServer(ScriptedModel([model_responder(respond)])) as server:
         sock = connect(server.url)
         sock.sendall(request("POST", "/v1/responses", RESPONSES))
-        wait_until_arrived(server)
+        eventually(lambda: server._arrivals)  # pyright: ignore[reportPrivateUsage]
         reset(sock)
         wait_until_closed(server)
         gate.set()  # the responder is not cancelled by the client's leaving
         assert answered.wait(TIMEOUT)
-        wait_until_answered(server)
+        eventually(lambda: server.requests)
 
     assert [r.status for r in server.requests] == [200]
 
@@ -985,7 +984,7 @@ def test_a_stream_whose_client_left_before_its_first_event_is_closed_unread() ->
     with ScriptedServer(ScriptedModel([model_stream(events())])) as server:
         sock = connect(server.url)
         sock.sendall(stream_request())
-        wait_until_arrived(server)
+        eventually(lambda: server._arrivals)  # pyright: ignore[reportPrivateUsage]
         reset(sock)
         wait_until_closed(server)
         first.set()  # the stream's first event decides its status; nobody is left to send it to
@@ -993,18 +992,6 @@ def test_a_stream_whose_client_left_before_its_first_event_is_closed_unread() ->
 
     assert pulled == ["before"]
     assert [r.status for r in server.requests] == [200]
-
-
-def wait_until_arrived(server: ScriptedServer) -> None:
-    deadline = time.monotonic() + TIMEOUT
-    while not server._arrivals and time.monotonic() < deadline:  # pyright: ignore[reportPrivateUsage]
-        time.sleep(0.005)
-
-
-def wait_until_answered(server: ScriptedServer) -> None:
-    deadline = time.monotonic() + TIMEOUT
-    while not server.requests and time.monotonic() < deadline:
-        time.sleep(0.005)
 
 
 # -- starting and closing --------------------------------------------------------------------
